@@ -1,0 +1,80 @@
+/* cli.h: shared helpers of the gpuest program's subcommands (the only code that prints). */
+#ifndef GPUEST_CLI_H
+#define GPUEST_CLI_H
+
+#include <stdio.h>
+
+#include "config/config.h"
+#include "core/core.h"
+
+/* Subcommand entry point: argv[0] is the subcommand name. Returns the exit code. */
+typedef int (*cli_command_fn)(int argc, char **argv);
+
+/* Prints "gpuest <cmd>: <message>" to stderr and returns the exit code for code. */
+int cli_report(const char *cmd, gpuest_err code, const gpuest_error_t *err);
+/* Prints a usage error to stderr and returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------ options
+ * A small option scanner: "--name value", "--name=value" and "--flag". */
+typedef struct {
+    int argc;
+    char **argv;
+    int index;          /* next argument to read */
+    const char *cmd;    /* subcommand name for messages */
+    const char *name;   /* option just read, without dashes, or NULL for a positional */
+    const char *value;  /* its inline value ("--name=value") or the positional */
+    int inline_value;
+} cli_args_t;
+
+void cli_args_init(cli_args_t *a, int argc, char **argv, const char *cmd);
+/* Advances; returns 0 at the end. Sets name (option) or value (positional). */
+int cli_args_next(cli_args_t *a);
+/* The value of the current option (inline or the next argument); NULL + message if missing. */
+const char *cli_args_value(cli_args_t *a);
+int cli_args_is(const cli_args_t *a, const char *name);
+/* Parse helpers that print a usage error naming the option; return 0 on success. */
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long min, long max, long *out);
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max, double *out);
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
+
+/* ------------------------------------------------------------ configuration options
+ * Every command that takes a machine accepts: --preset P, --config FILE,
+ * --set section.key=value (repeatable). cli_config_option consumes one of them
+ * (returns 1 if it did, 0 if the option is not a config option, -1 on error
+ * after printing). cli_config_finish validates. */
+typedef struct {
+    gpuest_config_t cfg;
+    int have_base;      /* a preset or file was given */
+} cli_config_t;
+
+void cli_config_init(cli_config_t *c, const char *default_preset);
+int cli_config_option(cli_config_t *c, cli_args_t *a);
+int cli_config_finish(cli_config_t *c, const char *cmd); /* 0 ok, else exit code */
+#define CLI_CONFIG_HELP                                                               \
+    "  --preset P             machine preset: fermi, mesh56, mesh28, latte15\n"       \
+    "  --config FILE          INI file (may name a preset in [preset] name = P)\n"    \
+    "  --set SECTION.KEY=V    override one key (repeatable)\n"
+
+/* ------------------------------------------------------------ tables
+ * Rows of string cells printed as an aligned text table, and optionally as CSV. */
+typedef struct {
+    size_t columns;
+    const char **header;
+    char **cells;       /* rows * columns owned strings */
+    size_t rows, cap;
+} cli_table_t;
+
+int cli_table_init(cli_table_t *t, const char *const *header, size_t columns);
+/* Adds a row of printf-formatted cells: fmt has one conversion per column separated by '\t'. */
+int cli_table_add(cli_table_t *t, const char *const *cells);
+int cli_table_addf(cli_table_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_table_print(const cli_table_t *t, FILE *out);
+/* Writes header + rows to path atomically; returns 0 or prints and returns exit code. */
+int cli_table_write_csv(const cli_table_t *t, const char *path, const char *cmd);
+void cli_table_free(cli_table_t *t);
+
+/* Progress bar on stderr when it is a terminal, else NULL. */
+gpuest_progress_t *cli_progress(const char *label, unsigned long long total);
+
+#endif

@@ -1,0 +1,275 @@
+/* cli_util.c: option scanning, error reporting, configuration options, tables. */
+#include "cli.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_report(const char *cmd, gpuest_err code, const gpuest_error_t *err)
+{
+    const char *msg = (err && err->msg[0]) ? err->msg : gpuest_strerror(code);
+    fprintf(stderr, "gpuest %s: error: %s\n", cmd, msg);
+    return gpuest_exit_code(code);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "gpuest %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'gpuest %s --help')\n", cmd);
+    va_end(ap);
+    return 2;
+}
+
+/* ------------------------------------------------------------ options */
+
+void cli_args_init(cli_args_t *a, int argc, char **argv, const char *cmd)
+{
+    memset(a, 0, sizeof *a);
+    a->argc = argc;
+    a->argv = argv;
+    a->index = 1;
+    a->cmd = cmd;
+}
+
+int cli_args_next(cli_args_t *a)
+{
+    static char name_buf[128];
+    if (a->index >= a->argc)
+        return 0;
+    const char *arg = a->argv[a->index++];
+    a->inline_value = 0;
+    if (arg[0] == '-' && arg[1] != '\0' && !(arg[1] >= '0' && arg[1] <= '9')) {
+        const char *n = arg + 1;
+        if (*n == '-')
+            n++;
+        const char *eq = strchr(n, '=');
+        size_t len = eq ? (size_t)(eq - n) : strlen(n);
+        if (len >= sizeof name_buf)
+            len = sizeof name_buf - 1;
+        memcpy(name_buf, n, len);
+        name_buf[len] = '\0';
+        a->name = name_buf;
+        a->value = eq ? eq + 1 : NULL;
+        a->inline_value = eq != NULL;
+    } else {
+        a->name = NULL;
+        a->value = arg;
+    }
+    return 1;
+}
+
+const char *cli_args_value(cli_args_t *a)
+{
+    if (a->inline_value)
+        return a->value;
+    if (a->index >= a->argc) {
+        cli_usage_error(a->cmd, "option --%s needs a value", a->name);
+        return NULL;
+    }
+    return a->argv[a->index++];
+}
+
+int cli_args_is(const cli_args_t *a, const char *name) { return a->name && strcmp(a->name, name) == 0; }
+
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long min, long max, long *out)
+{
+    int64_t v;
+    if (!s || gpuest_parse_i64(s, &v) != GPUEST_OK) {
+        cli_usage_error(cmd, "--%s expects an integer, got '%s'", opt, s ? s : "");
+        return 2;
+    }
+    if (v < min || v > max) {
+        cli_usage_error(cmd, "--%s = %lld is out of range [%ld, %ld]", opt, (long long)v, min, max);
+        return 2;
+    }
+    *out = (long)v;
+    return 0;
+}
+
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max, double *out)
+{
+    double v;
+    if (!s || gpuest_parse_double(s, &v) != GPUEST_OK) {
+        cli_usage_error(cmd, "--%s expects a number, got '%s'", opt, s ? s : "");
+        return 2;
+    }
+    if (!(v >= min && v <= max)) {
+        cli_usage_error(cmd, "--%s = %g is out of range [%g, %g]", opt, v, min, max);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out)
+{
+    uint64_t v;
+    if (!s || gpuest_parse_u64(s, &v) != GPUEST_OK) {
+        cli_usage_error(cmd, "--%s expects a non-negative integer, got '%s'", opt, s ? s : "");
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------ configuration options */
+
+void cli_config_init(cli_config_t *c, const char *default_preset)
+{
+    memset(c, 0, sizeof *c);
+    gpuest_config_preset(&c->cfg, default_preset, NULL);
+}
+
+int cli_config_option(cli_config_t *c, cli_args_t *a)
+{
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    gpuest_err rc;
+    if (cli_args_is(a, "preset")) {
+        const char *v = cli_args_value(a);
+        if (!v)
+            return -1;
+        rc = gpuest_config_preset(&c->cfg, v, &err);
+        c->have_base = 1;
+    } else if (cli_args_is(a, "config")) {
+        const char *v = cli_args_value(a);
+        if (!v)
+            return -1;
+        rc = gpuest_config_load_file(&c->cfg, v, &err);
+        c->have_base = 1;
+    } else if (cli_args_is(a, "set")) {
+        const char *v = cli_args_value(a);
+        if (!v)
+            return -1;
+        rc = gpuest_config_set(&c->cfg, v, "--set", &err);
+    } else {
+        return 0;
+    }
+    if (rc != GPUEST_OK) {
+        cli_report(a->cmd, rc, &err);
+        return -1;
+    }
+    return 1;
+}
+
+int cli_config_finish(cli_config_t *c, const char *cmd)
+{
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    gpuest_err rc = gpuest_config_validate(&c->cfg, &err);
+    if (rc != GPUEST_OK)
+        return cli_report(cmd, rc, &err);
+    return 0;
+}
+
+/* ------------------------------------------------------------ tables */
+
+static char *copy_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int cli_table_init(cli_table_t *t, const char *const *header, size_t columns)
+{
+    memset(t, 0, sizeof *t);
+    t->columns = columns;
+    t->header = (const char **)header;
+    return 0;
+}
+
+int cli_table_add(cli_table_t *t, const char *const *cells)
+{
+    if (t->rows == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        char **grown = realloc(t->cells, cap * t->columns * sizeof *grown);
+        if (!grown)
+            return -1;
+        t->cells = grown;
+        t->cap = cap;
+    }
+    for (size_t i = 0; i < t->columns; i++)
+        t->cells[t->rows * t->columns + i] = copy_str(cells[i] ? cells[i] : "");
+    t->rows++;
+    return 0;
+}
+
+int cli_table_addf(cli_table_t *t, const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    const char *cells[64] = {0};
+    size_t n = 0;
+    char *p = line;
+    while (n < t->columns && n < 64) {
+        cells[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return cli_table_add(t, cells);
+}
+
+void cli_table_print(const cli_table_t *t, FILE *out)
+{
+    size_t width[64] = {0};
+    size_t cols = t->columns < 64 ? t->columns : 64;
+    for (size_t c = 0; c < cols; c++) {
+        width[c] = strlen(t->header[c]);
+        for (size_t r = 0; r < t->rows; r++) {
+            size_t w = strlen(t->cells[r * t->columns + c]);
+            if (w > width[c])
+                width[c] = w;
+        }
+    }
+    for (size_t c = 0; c < cols; c++)
+        fprintf(out, "%s%-*s", c ? "  " : "", (int)width[c], t->header[c]);
+    fputc('\n', out);
+    for (size_t r = 0; r < t->rows; r++) {
+        for (size_t c = 0; c < cols; c++)
+            fprintf(out, "%s%*s", c ? "  " : "", (int)width[c], t->cells[r * t->columns + c]);
+        fputc('\n', out);
+    }
+}
+
+int cli_table_write_csv(const cli_table_t *t, const char *path, const char *cmd)
+{
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    gpuest_csv_writer_t w;
+    gpuest_err rc = gpuest_csv_writer_open(&w, path, t->header, t->columns, &err);
+    for (size_t r = 0; rc == GPUEST_OK && r < t->rows; r++)
+        rc = gpuest_csv_write_row(&w, (const char *const *)&t->cells[r * t->columns], &err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_csv_writer_commit(&w, &err);
+    else
+        gpuest_csv_writer_abort(&w);
+    if (rc != GPUEST_OK)
+        return cli_report(cmd, rc, &err);
+    return 0;
+}
+
+void cli_table_free(cli_table_t *t)
+{
+    for (size_t i = 0; i < t->rows * t->columns; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    memset(t, 0, sizeof *t);
+}
+
+gpuest_progress_t *cli_progress(const char *label, unsigned long long total)
+{
+    return gpuest_progress_create(stderr, label, total);
+}

@@ -1,0 +1,14 @@
+/* commands.h: every subcommand of the gpuest program (one file each: cmd_<name>.c). */
+#ifndef GPUEST_COMMANDS_H
+#define GPUEST_COMMANDS_H
+
+int cli_cmd_config(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_compress(int argc, char **argv);
+int cli_cmd_workload(int argc, char **argv);
+int cli_cmd_characterize(int argc, char **argv);
+int cli_cmd_noc(int argc, char **argv);
+int cli_cmd_simulate(int argc, char **argv);
+int cli_cmd_approx(int argc, char **argv);
+
+#endif

@@ -1,0 +1,182 @@
+/* config.h: the machine + technique description, presets, INI loading, validation and printing. */
+#ifndef GPUEST_CONFIG_H
+#define GPUEST_CONFIG_H
+
+#include "core/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUEST_MAX_MCS 64
+#define GPUEST_NAME_MAX 32
+
+typedef enum { GPUEST_TOPO_MESH = 0, GPUEST_TOPO_CROSSBAR = 1 } gpuest_topology_t;
+typedef enum { GPUEST_ROUTE_XY = 0, GPUEST_ROUTE_YX = 1 } gpuest_routing_t;
+/* How message classes are kept apart: VC partitions of one network or separate networks. */
+typedef enum { GPUEST_SPLIT_VIRTUAL = 0, GPUEST_SPLIT_PHYSICAL = 1 } gpuest_class_split_t;
+typedef enum {
+    GPUEST_MCPLACE_BOTTOM = 0,
+    GPUEST_MCPLACE_TOP_BOTTOM = 1,
+    GPUEST_MCPLACE_EDGE = 2,
+    GPUEST_MCPLACE_DIAMOND = 3,
+    GPUEST_MCPLACE_LIST = 4
+} gpuest_mc_placement_t;
+typedef enum { GPUEST_WSCHED_GTO = 0, GPUEST_WSCHED_LRR = 1 } gpuest_warp_sched_t;
+typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sched_t;
+
+/* Shader cores (SMs). All latencies in core cycles. */
+typedef struct {
+    int num_sms;
+    int warp_size;          /* threads per warp */
+    int warps_per_sm;       /* max resident warps */
+    int ctas_per_sm;        /* max resident CTAs */
+    int threads_per_sm;     /* max resident threads */
+    int registers_per_sm;
+    int shmem_per_sm;       /* bytes of shared memory */
+    int schedulers_per_sm;
+    gpuest_warp_sched_t scheduler;
+    double clock_mhz;
+    int alu_latency;        /* latency of a simple integer/fp op */
+    int sfu_latency;        /* transcendental / long-latency op */
+} gpuest_core_cfg_t;
+
+/* Per-SM L1 data cache. */
+typedef struct {
+    int size_bytes;
+    int line_bytes;
+    int sector_bytes;
+    int assoc;
+    int mshrs;              /* MSHR entries */
+    int mshr_merge;         /* requests merged per MSHR entry */
+    int hit_latency;        /* core cycles */
+    int miss_queue;         /* entries of the miss queue towards the network */
+} gpuest_l1_cfg_t;
+
+/* One L2 slice per MC. */
+typedef struct {
+    int size_per_mc_bytes;
+    int line_bytes;
+    int assoc;
+    int banks_per_mc;
+    int mshrs;
+    int hit_latency;        /* minimum L2 hit latency, core cycles, as the documents give it */
+    double clock_mhz;
+} gpuest_l2_cfg_t;
+
+/* GDDR5 channel per MC; timing in DRAM command-clock cycles. */
+typedef struct {
+    double clock_mhz;
+    int banks;
+    int bank_groups;
+    int row_bytes;
+    int bus_bytes;          /* bytes transferred per DRAM clock (both edges) */
+    int tCL, tRP, tRC, tRAS, tCCD, tRCD, tRRD, tWR, tCDLR;
+    int min_latency;        /* minimum DRAM latency in core cycles (documents' "min DRAM latency") */
+    int queue_size;         /* MC request queue entries */
+    gpuest_dram_sched_t scheduler;
+} gpuest_dram_cfg_t;
+
+/* Memory controllers and address mapping. */
+typedef struct {
+    int num_mcs;
+    int interleave_bytes;   /* consecutive chunk mapped to one MC */
+    int request_queue;      /* NI input queue entries (packets) at the MC */
+    int reply_queue;        /* MC reply queue entries (packets) */
+} gpuest_mc_cfg_t;
+
+/* Interconnect. Delays follow BookSim 2 semantics (same names). */
+typedef struct {
+    gpuest_topology_t topology;
+    int k;                  /* mesh side (k x k nodes) */
+    int vcs;                /* VCs per port, all classes together */
+    int buffer_flits;       /* flits per VC buffer */
+    int flit_bytes;
+    int header_bytes;       /* header bytes carried by a packet's head flit data (0: header is the head flit) */
+    int routing_delay;
+    int vc_alloc_delay;
+    int sw_alloc_delay;
+    int st_prepare_delay;
+    int st_final_delay;
+    int credit_delay;
+    int output_delay;
+    int link_latency;
+    gpuest_routing_t routing_request;
+    gpuest_routing_t routing_reply;
+    gpuest_class_split_t class_split;
+    gpuest_mc_placement_t mc_placement;
+    int mc_nodes[GPUEST_MAX_MCS]; /* explicit placement; first num_mc_nodes used */
+    int num_mc_nodes;
+    int xbar_port_flits;    /* crossbar: flits per cycle per port */
+    int inject_queue;       /* NI injection queue, packets */
+    int eject_queue;        /* NI ejection queue, packets */
+    double clock_mhz;
+} gpuest_noc_cfg_t;
+
+/* Traffic-reduction techniques (filled in by later features). */
+typedef struct {
+    char compression[GPUEST_NAME_MAX];  /* reply compression algorithm: none, bdi, fpc, cpack, bpc, sc2, dpc, dsm, dsm_approx */
+    int approx_bits;                    /* mantissa bits dropped by dsm_approx */
+    int compress_latency;               /* -1: the algorithm's default from the documents */
+    int decompress_latency;             /* -1: the algorithm's default */
+} gpuest_technique_cfg_t;
+
+typedef struct {
+    char name[GPUEST_NAME_MAX];         /* preset it started from, or "custom" */
+    gpuest_core_cfg_t core;
+    gpuest_l1_cfg_t l1;
+    gpuest_l2_cfg_t l2;
+    gpuest_dram_cfg_t dram;
+    gpuest_mc_cfg_t mc;
+    gpuest_noc_cfg_t noc;
+    gpuest_technique_cfg_t technique;
+} gpuest_config_t;
+
+/* ------------------------------------------------------------ presets */
+/* NULL-terminated list of preset names: fermi, mesh56, mesh28, latte15. */
+extern const char *const gpuest_preset_names[];
+const char *gpuest_preset_description(const char *name);
+/* Fills cfg from a preset; GPUEST_ENOKEY (message lists valid names) if unknown. */
+gpuest_err gpuest_config_preset(gpuest_config_t *cfg, const char *name, gpuest_error_t *err);
+
+/* ------------------------------------------------------------ loading */
+/* Applies an INI file on top of cfg. A "[preset] name = P" entry, if present,
+ * must come first and loads the preset before other keys. Unknown section/key,
+ * wrong type or out-of-range value -> error naming path:line. Does not run the
+ * cross-field checks; call gpuest_config_validate afterwards. */
+gpuest_err gpuest_config_load_file(gpuest_config_t *cfg, const char *path, gpuest_error_t *err);
+/* Applies INI text (origin names it in messages, e.g. a file name). */
+gpuest_err gpuest_config_load_string(gpuest_config_t *cfg, const char *text, const char *origin, gpuest_error_t *err);
+/* Applies one "section.key=value" override (origin names it: "--set"). */
+gpuest_err gpuest_config_set(gpuest_config_t *cfg, const char *assignment, const char *origin, gpuest_error_t *err);
+/* Sets one key; line is for messages (0 = none). */
+gpuest_err gpuest_config_set_key(gpuest_config_t *cfg, const char *section, const char *key, const char *value,
+                                 const char *origin, int line, gpuest_error_t *err);
+
+/* Cross-field checks (geometry divisibility, MCs vs mesh nodes, placement list). */
+gpuest_err gpuest_config_validate(const gpuest_config_t *cfg, gpuest_error_t *err);
+
+/* Writes the full configuration as INI that loads back to an identical config. */
+gpuest_err gpuest_config_write_ini(const gpuest_config_t *cfg, FILE *out);
+/* 1 if every field is equal. */
+int gpuest_config_equal(const gpuest_config_t *a, const gpuest_config_t *b);
+
+/* ------------------------------------------------------------ derived values */
+int gpuest_config_num_nodes(const gpuest_config_t *cfg);       /* mesh: k*k; crossbar: SMs + MCs */
+/* Node id of each MC (mesh: from the placement); out has cfg->mc.num_mcs entries. */
+gpuest_err gpuest_config_mc_nodes(const gpuest_config_t *cfg, int *out, gpuest_error_t *err);
+/* Node id of each SM: the mesh nodes not taken by MCs, in increasing order. */
+gpuest_err gpuest_config_sm_nodes(const gpuest_config_t *cfg, int *out, gpuest_error_t *err);
+/* MC index serving a byte address under the interleaving. */
+int gpuest_config_mc_of_address(const gpuest_config_t *cfg, uint64_t addr);
+/* Converts a count of cycles in clock domain from_mhz to cycles of to_mhz. */
+double gpuest_cycles_convert(double cycles, double from_mhz, double to_mhz);
+
+const char *gpuest_topology_name(gpuest_topology_t t);
+const char *gpuest_routing_name(gpuest_routing_t r);
+const char *gpuest_mc_placement_name(gpuest_mc_placement_t p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
