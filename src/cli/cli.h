@@ -20,10 +20,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 typedef struct {
     int argc;
     char **argv;
-    int index;          /* next argument to read */
-    const char *cmd;    /* subcommand name for messages */
-    const char *name;   /* option just read, without dashes, or NULL for a positional */
-    const char *value;  /* its inline value ("--name=value") or the positional */
+    int index;         /* next argument to read */
+    const char *cmd;   /* subcommand name for messages */
+    const char *name;  /* option just read, without dashes, or NULL for a positional */
+    const char *value; /* its inline value ("--name=value") or the positional */
     int inline_value;
 } cli_args_t;
 
@@ -45,15 +45,15 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long
  * after printing). cli_config_finish validates. */
 typedef struct {
     gpuest_config_t cfg;
-    int have_base;      /* a preset or file was given */
+    int have_base; /* a preset or file was given */
 } cli_config_t;
 
 void cli_config_init(cli_config_t *c, const char *default_preset);
 int cli_config_option(cli_config_t *c, cli_args_t *a);
 int cli_config_finish(cli_config_t *c, const char *cmd); /* 0 ok, else exit code */
-#define CLI_CONFIG_HELP                                                               \
-    "  --preset P             machine preset: fermi, mesh56, mesh28, latte15\n"       \
-    "  --config FILE          INI file (may name a preset in [preset] name = P)\n"    \
+#define CLI_CONFIG_HELP                                                                                                \
+    "  --preset P             machine preset: fermi, mesh56, mesh28, latte15\n"                                        \
+    "  --config FILE          INI file (may name a preset in [preset] name = P)\n"                                     \
     "  --set SECTION.KEY=V    override one key (repeatable)\n"
 
 /* ------------------------------------------------------------ tables
@@ -61,7 +61,7 @@ int cli_config_finish(cli_config_t *c, const char *cmd); /* 0 ok, else exit code
 typedef struct {
     size_t columns;
     const char **header;
-    char **cells;       /* rows * columns owned strings */
+    char **cells; /* rows * columns owned strings */
     size_t rows, cap;
 } cli_table_t;
 

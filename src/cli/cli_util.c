@@ -73,7 +73,10 @@ const char *cli_args_value(cli_args_t *a)
     return a->argv[a->index++];
 }
 
-int cli_args_is(const cli_args_t *a, const char *name) { return a->name && strcmp(a->name, name) == 0; }
+int cli_args_is(const cli_args_t *a, const char *name)
+{
+    return a->name && strcmp(a->name, name) == 0;
+}
 
 int cli_parse_int(const char *cmd, const char *opt, const char *s, long min, long max, long *out)
 {

@@ -7,7 +7,7 @@
 
 typedef struct {
     const char *name;
-    cli_command_fn run;     /* NULL: not yet available */
+    cli_command_fn run; /* NULL: not yet available */
     const char *summary;
 } command_entry;
 

@@ -28,17 +28,17 @@ typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sc
 /* Shader cores (SMs). All latencies in core cycles. */
 typedef struct {
     int num_sms;
-    int warp_size;          /* threads per warp */
-    int warps_per_sm;       /* max resident warps */
-    int ctas_per_sm;        /* max resident CTAs */
-    int threads_per_sm;     /* max resident threads */
+    int warp_size;      /* threads per warp */
+    int warps_per_sm;   /* max resident warps */
+    int ctas_per_sm;    /* max resident CTAs */
+    int threads_per_sm; /* max resident threads */
     int registers_per_sm;
-    int shmem_per_sm;       /* bytes of shared memory */
+    int shmem_per_sm; /* bytes of shared memory */
     int schedulers_per_sm;
     gpuest_warp_sched_t scheduler;
     double clock_mhz;
-    int alu_latency;        /* latency of a simple integer/fp op */
-    int sfu_latency;        /* transcendental / long-latency op */
+    int alu_latency; /* latency of a simple integer/fp op */
+    int sfu_latency; /* transcendental / long-latency op */
 } gpuest_core_cfg_t;
 
 /* Per-SM L1 data cache. */
@@ -47,10 +47,10 @@ typedef struct {
     int line_bytes;
     int sector_bytes;
     int assoc;
-    int mshrs;              /* MSHR entries */
-    int mshr_merge;         /* requests merged per MSHR entry */
-    int hit_latency;        /* core cycles */
-    int miss_queue;         /* entries of the miss queue towards the network */
+    int mshrs;       /* MSHR entries */
+    int mshr_merge;  /* requests merged per MSHR entry */
+    int hit_latency; /* core cycles */
+    int miss_queue;  /* entries of the miss queue towards the network */
 } gpuest_l1_cfg_t;
 
 /* One L2 slice per MC. */
@@ -60,7 +60,7 @@ typedef struct {
     int assoc;
     int banks_per_mc;
     int mshrs;
-    int hit_latency;        /* minimum L2 hit latency, core cycles, as the documents give it */
+    int hit_latency; /* minimum L2 hit latency, core cycles, as the documents give it */
     double clock_mhz;
 } gpuest_l2_cfg_t;
 
@@ -70,29 +70,29 @@ typedef struct {
     int banks;
     int bank_groups;
     int row_bytes;
-    int bus_bytes;          /* bytes transferred per DRAM clock (both edges) */
+    int bus_bytes; /* bytes transferred per DRAM clock (both edges) */
     int tCL, tRP, tRC, tRAS, tCCD, tRCD, tRRD, tWR, tCDLR;
-    int min_latency;        /* minimum DRAM latency in core cycles (documents' "min DRAM latency") */
-    int queue_size;         /* MC request queue entries */
+    int min_latency; /* minimum DRAM latency in core cycles (documents' "min DRAM latency") */
+    int queue_size;  /* MC request queue entries */
     gpuest_dram_sched_t scheduler;
 } gpuest_dram_cfg_t;
 
 /* Memory controllers and address mapping. */
 typedef struct {
     int num_mcs;
-    int interleave_bytes;   /* consecutive chunk mapped to one MC */
-    int request_queue;      /* NI input queue entries (packets) at the MC */
-    int reply_queue;        /* MC reply queue entries (packets) */
+    int interleave_bytes; /* consecutive chunk mapped to one MC */
+    int request_queue;    /* NI input queue entries (packets) at the MC */
+    int reply_queue;      /* MC reply queue entries (packets) */
 } gpuest_mc_cfg_t;
 
 /* Interconnect. Delays follow BookSim 2 semantics (same names). */
 typedef struct {
     gpuest_topology_t topology;
-    int k;                  /* mesh side (k x k nodes) */
-    int vcs;                /* VCs per port, all classes together */
-    int buffer_flits;       /* flits per VC buffer */
+    int k;            /* mesh side (k x k nodes) */
+    int vcs;          /* VCs per port, all classes together */
+    int buffer_flits; /* flits per VC buffer */
     int flit_bytes;
-    int header_bytes;       /* header bytes carried by a packet's head flit data (0: header is the head flit) */
+    int header_bytes; /* header bytes carried by a packet's head flit data (0: header is the head flit) */
     int routing_delay;
     int vc_alloc_delay;
     int sw_alloc_delay;
@@ -107,22 +107,33 @@ typedef struct {
     gpuest_mc_placement_t mc_placement;
     int mc_nodes[GPUEST_MAX_MCS]; /* explicit placement; first num_mc_nodes used */
     int num_mc_nodes;
-    int xbar_port_flits;    /* crossbar: flits per cycle per port */
-    int inject_queue;       /* NI injection queue, packets */
-    int eject_queue;        /* NI ejection queue, packets */
+    int xbar_port_flits; /* crossbar: flits per cycle per port */
+    int inject_queue;    /* NI injection queue, packets */
+    int eject_queue;     /* NI ejection queue, packets */
     double clock_mhz;
 } gpuest_noc_cfg_t;
 
 /* Traffic-reduction techniques (filled in by later features). */
 typedef struct {
-    char compression[GPUEST_NAME_MAX];  /* reply compression algorithm: none, bdi, fpc, cpack, bpc, sc2, dpc, dsm, dsm_approx */
-    int approx_bits;                    /* mantissa bits dropped by dsm_approx */
-    int compress_latency;               /* -1: the algorithm's default from the documents */
-    int decompress_latency;             /* -1: the algorithm's default */
+    char compression[GPUEST_NAME_MAX]; /* reply compression algorithm: none, bdi, fpc, cpack, bpc, sc2, dpc, dsm,
+                                          dsm_approx */
+    int approx_bits;                   /* mantissa bits dropped by dsm_approx */
+    int compress_latency;              /* -1: the algorithm's default from the documents */
+    int decompress_latency;            /* -1: the algorithm's default */
 } gpuest_technique_cfg_t;
 
+/* Where each key got its value, so cross-field errors can name file:line.
+ * Not part of the configuration's identity (gpuest_config_equal ignores it). */
+#define GPUEST_CONFIG_MAX_KEYS 128
+#define GPUEST_CONFIG_MAX_SOURCES 4
 typedef struct {
-    char name[GPUEST_NAME_MAX];         /* preset it started from, or "custom" */
+    char sources[GPUEST_CONFIG_MAX_SOURCES][160];     /* distinct origins: file names, "--set" */
+    unsigned char key_source[GPUEST_CONFIG_MAX_KEYS]; /* 0: the preset, i + 1: sources[i] */
+    int key_line[GPUEST_CONFIG_MAX_KEYS];
+} gpuest_config_origin_t;
+
+typedef struct {
+    char name[GPUEST_NAME_MAX]; /* preset it started from */
     gpuest_core_cfg_t core;
     gpuest_l1_cfg_t l1;
     gpuest_l2_cfg_t l2;
@@ -130,6 +141,7 @@ typedef struct {
     gpuest_mc_cfg_t mc;
     gpuest_noc_cfg_t noc;
     gpuest_technique_cfg_t technique;
+    gpuest_config_origin_t origin;
 } gpuest_config_t;
 
 /* ------------------------------------------------------------ presets */
@@ -153,6 +165,10 @@ gpuest_err gpuest_config_set(gpuest_config_t *cfg, const char *assignment, const
 gpuest_err gpuest_config_set_key(gpuest_config_t *cfg, const char *section, const char *key, const char *value,
                                  const char *origin, int line, gpuest_error_t *err);
 
+/* "file:line", "--set" or "preset P": where section.key got its value. */
+const char *gpuest_config_key_origin(const gpuest_config_t *cfg, const char *section, const char *key, char *buf,
+                                     size_t cap);
+
 /* Cross-field checks (geometry divisibility, MCs vs mesh nodes, placement list). */
 gpuest_err gpuest_config_validate(const gpuest_config_t *cfg, gpuest_error_t *err);
 
@@ -162,7 +178,7 @@ gpuest_err gpuest_config_write_ini(const gpuest_config_t *cfg, FILE *out);
 int gpuest_config_equal(const gpuest_config_t *a, const gpuest_config_t *b);
 
 /* ------------------------------------------------------------ derived values */
-int gpuest_config_num_nodes(const gpuest_config_t *cfg);       /* mesh: k*k; crossbar: SMs + MCs */
+int gpuest_config_num_nodes(const gpuest_config_t *cfg); /* mesh: k*k; crossbar: SMs + MCs */
 /* Node id of each MC (mesh: from the placement); out has cfg->mc.num_mcs entries. */
 gpuest_err gpuest_config_mc_nodes(const gpuest_config_t *cfg, int *out, gpuest_error_t *err);
 /* Node id of each SM: the mesh nodes not taken by MCs, in increasing order. */

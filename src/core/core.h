@@ -21,19 +21,19 @@ const char *gpuest_version(void);
  * Every library function that can fail returns a gpuest_err (0 = success) and,
  * when given a non-NULL gpuest_error_t, fills a message naming what was wrong
  * (file:line and the expectation for bad input). Values are pinned. */
-#define GPUEST_ERR_LIST(X)                                                   \
-    X(GPUEST_OK, 0, "success")                                               \
-    X(GPUEST_EINVAL, 1, "invalid argument or value")                         \
-    X(GPUEST_EPARSE, 2, "malformed input")                                   \
-    X(GPUEST_ERANGE, 3, "value out of range")                                \
-    X(GPUEST_ENOKEY, 4, "unknown key or name")                               \
-    X(GPUEST_EIO, 5, "input/output error")                                   \
-    X(GPUEST_ENOMEM, 6, "out of memory")                                     \
-    X(GPUEST_ECORRUPT, 7, "corrupt data")                                    \
-    X(GPUEST_EMISMATCH, 8, "round trip or consistency check failed")         \
-    X(GPUEST_EBUSY, 9, "resource busy, retry later")                         \
-    X(GPUEST_ESATURATED, 10, "system saturated")                             \
-    X(GPUEST_EUNSUPPORTED, 11, "not supported")                              \
+#define GPUEST_ERR_LIST(X)                                                                                             \
+    X(GPUEST_OK, 0, "success")                                                                                         \
+    X(GPUEST_EINVAL, 1, "invalid argument or value")                                                                   \
+    X(GPUEST_EPARSE, 2, "malformed input")                                                                             \
+    X(GPUEST_ERANGE, 3, "value out of range")                                                                          \
+    X(GPUEST_ENOKEY, 4, "unknown key or name")                                                                         \
+    X(GPUEST_EIO, 5, "input/output error")                                                                             \
+    X(GPUEST_ENOMEM, 6, "out of memory")                                                                               \
+    X(GPUEST_ECORRUPT, 7, "corrupt data")                                                                              \
+    X(GPUEST_EMISMATCH, 8, "round trip or consistency check failed")                                                   \
+    X(GPUEST_EBUSY, 9, "resource busy, retry later")                                                                   \
+    X(GPUEST_ESATURATED, 10, "system saturated")                                                                       \
+    X(GPUEST_EUNSUPPORTED, 11, "not supported")                                                                        \
     X(GPUEST_EDEADLOCK, 12, "no progress (deadlock)")
 
 typedef enum {
@@ -64,11 +64,11 @@ void gpuest_error_clear(gpuest_error_t *err);
  * ERANGE, ENOKEY, ECORRUPT), 1 for everything else. Used only by the CLI. */
 int gpuest_exit_code(gpuest_err code);
 
-#define GPUEST_TRY(expr)                           \
-    do {                                           \
-        gpuest_err gpuest_try_rc_ = (expr);        \
-        if (gpuest_try_rc_ != GPUEST_OK)           \
-            return gpuest_try_rc_;                 \
+#define GPUEST_TRY(expr)                                                                                               \
+    do {                                                                                                               \
+        gpuest_err gpuest_try_rc_ = (expr);                                                                            \
+        if (gpuest_try_rc_ != GPUEST_OK)                                                                               \
+            return gpuest_try_rc_;                                                                                     \
     } while (0)
 
 /* ---------------------------------------------------------------- RNG
@@ -81,9 +81,9 @@ gpuest_err gpuest_rng_create(uint64_t seed, gpuest_rng_t **out);
 void gpuest_rng_destroy(gpuest_rng_t *rng);
 /* New generator seeded from rng's next draw and a stream tag; deterministic. */
 gpuest_err gpuest_rng_fork(gpuest_rng_t *rng, uint64_t stream, gpuest_rng_t **out);
-double gpuest_rng_uniform(gpuest_rng_t *rng);               /* [0, 1) */
-double gpuest_rng_uniform_pos(gpuest_rng_t *rng);           /* (0, 1) */
-uint64_t gpuest_rng_below(gpuest_rng_t *rng, uint64_t n);   /* [0, n), n >= 1 */
+double gpuest_rng_uniform(gpuest_rng_t *rng);             /* [0, 1) */
+double gpuest_rng_uniform_pos(gpuest_rng_t *rng);         /* (0, 1) */
+uint64_t gpuest_rng_below(gpuest_rng_t *rng, uint64_t n); /* [0, n), n >= 1 */
 uint32_t gpuest_rng_u32(gpuest_rng_t *rng);
 uint64_t gpuest_rng_u64(gpuest_rng_t *rng);
 double gpuest_rng_gaussian(gpuest_rng_t *rng, double sigma);
@@ -101,9 +101,9 @@ typedef struct gpuest_progress_s gpuest_progress_t;
 gpuest_progress_t *gpuest_progress_create(FILE *stream, const char *label, uint64_t total);
 /* Creates a bar even if stream is not a terminal (tests). */
 gpuest_progress_t *gpuest_progress_create_forced(FILE *stream, const char *label, uint64_t total);
-void gpuest_progress_set_unit(gpuest_progress_t *p, const char *unit);  /* shown as rate "<n> unit/s" */
+void gpuest_progress_set_unit(gpuest_progress_t *p, const char *unit); /* shown as rate "<n> unit/s" */
 void gpuest_progress_update(gpuest_progress_t *p, uint64_t done);
-void gpuest_progress_finish(gpuest_progress_t *p);                    /* ends the line and frees */
+void gpuest_progress_finish(gpuest_progress_t *p); /* ends the line and frees */
 
 /* ---------------------------------------------------------------- files
  * Output is written to "<path>.tmp.<pid>" and renamed on commit, so a failed
@@ -116,7 +116,7 @@ typedef struct {
 
 gpuest_err gpuest_outfile_open(gpuest_outfile_t *f, const char *path, int binary, gpuest_error_t *err);
 gpuest_err gpuest_outfile_commit(gpuest_outfile_t *f, gpuest_error_t *err); /* fclose + rename */
-void gpuest_outfile_abort(gpuest_outfile_t *f);                            /* fclose + unlink */
+void gpuest_outfile_abort(gpuest_outfile_t *f);                             /* fclose + unlink */
 
 /* Reads a whole file into a malloc'd buffer (NUL-terminated for convenience). */
 gpuest_err gpuest_read_file(const char *path, unsigned char **data, size_t *size, gpuest_error_t *err);
@@ -125,12 +125,12 @@ gpuest_err gpuest_read_file(const char *path, unsigned char **data, size_t *size
  * Writer: fields are quoted by libcsv only where needed. */
 typedef struct {
     gpuest_outfile_t out;
-    size_t columns;    /* fixed by the header row */
+    size_t columns; /* fixed by the header row */
     int failed;
 } gpuest_csv_writer_t;
 
-gpuest_err gpuest_csv_writer_open(gpuest_csv_writer_t *w, const char *path, const char *const *header,
-                                  size_t columns, gpuest_error_t *err);
+gpuest_err gpuest_csv_writer_open(gpuest_csv_writer_t *w, const char *path, const char *const *header, size_t columns,
+                                  gpuest_error_t *err);
 /* Writes one row of exactly w->columns fields. */
 gpuest_err gpuest_csv_write_row(gpuest_csv_writer_t *w, const char *const *fields, gpuest_error_t *err);
 gpuest_err gpuest_csv_writer_commit(gpuest_csv_writer_t *w, gpuest_error_t *err);

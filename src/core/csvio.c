@@ -8,8 +8,8 @@
 
 /* ------------------------------------------------------------ writer */
 
-gpuest_err gpuest_csv_writer_open(gpuest_csv_writer_t *w, const char *path, const char *const *header,
-                                  size_t columns, gpuest_error_t *err)
+gpuest_err gpuest_csv_writer_open(gpuest_csv_writer_t *w, const char *path, const char *const *header, size_t columns,
+                                  gpuest_error_t *err)
 {
     memset(w, 0, sizeof *w);
     GPUEST_TRY(gpuest_outfile_open(&w->out, path, 0, err));
@@ -40,7 +40,10 @@ gpuest_err gpuest_csv_writer_commit(gpuest_csv_writer_t *w, gpuest_error_t *err)
     return gpuest_outfile_commit(&w->out, err);
 }
 
-void gpuest_csv_writer_abort(gpuest_csv_writer_t *w) { gpuest_outfile_abort(&w->out); }
+void gpuest_csv_writer_abort(gpuest_csv_writer_t *w)
+{
+    gpuest_outfile_abort(&w->out);
+}
 
 /* ------------------------------------------------------------ reader */
 
@@ -52,8 +55,8 @@ typedef struct {
     gpuest_err status;
     char **fields;
     size_t nfields, cap;
-    size_t line;        /* line of the record being built */
-    size_t cur_line;    /* current physical line while scanning */
+    size_t line;     /* line of the record being built */
+    size_t cur_line; /* current physical line while scanning */
     int record_started;
 } csv_read_state;
 

@@ -4,13 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *gpuest_version(void) { return GPUEST_VERSION_STRING; }
+const char *gpuest_version(void)
+{
+    return GPUEST_VERSION_STRING;
+}
 
 const char *gpuest_strerror(gpuest_err code)
 {
     switch (code) {
-#define GPUEST_ERR_TEXT(name, value, text) \
-    case name:                             \
+#define GPUEST_ERR_TEXT(name, value, text)                                                                             \
+    case name:                                                                                                         \
         return text;
         GPUEST_ERR_LIST(GPUEST_ERR_TEXT)
 #undef GPUEST_ERR_TEXT
@@ -21,8 +24,8 @@ const char *gpuest_strerror(gpuest_err code)
 const char *gpuest_errname(gpuest_err code)
 {
     switch (code) {
-#define GPUEST_ERR_NAME(name, value, text) \
-    case name:                             \
+#define GPUEST_ERR_NAME(name, value, text)                                                                             \
+    case name:                                                                                                         \
         return #name;
         GPUEST_ERR_LIST(GPUEST_ERR_NAME)
 #undef GPUEST_ERR_NAME

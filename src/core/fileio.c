@@ -60,8 +60,8 @@ gpuest_err gpuest_outfile_commit(gpuest_outfile_t *f, gpuest_error_t *err)
         return rc;
     }
     if (rename(f->tmp_path, f->final_path) != 0) {
-        gpuest_err rc = gpuest_fail(err, GPUEST_EIO, "%s: cannot rename from temporary file: %s", f->final_path,
-                                    strerror(errno));
+        gpuest_err rc =
+            gpuest_fail(err, GPUEST_EIO, "%s: cannot rename from temporary file: %s", f->final_path, strerror(errno));
         unlink(f->tmp_path);
         outfile_release(f);
         return rc;

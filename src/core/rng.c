@@ -35,7 +35,10 @@ void gpuest_rng_destroy(gpuest_rng_t *rng)
     free(rng);
 }
 
-uint32_t gpuest_rng_u32(gpuest_rng_t *rng) { return (uint32_t)gsl_rng_get(rng->gen); }
+uint32_t gpuest_rng_u32(gpuest_rng_t *rng)
+{
+    return (uint32_t)gsl_rng_get(rng->gen);
+}
 
 uint64_t gpuest_rng_u64(gpuest_rng_t *rng)
 {
@@ -49,8 +52,14 @@ gpuest_err gpuest_rng_fork(gpuest_rng_t *rng, uint64_t stream, gpuest_rng_t **ou
     return gpuest_rng_create(s, out);
 }
 
-double gpuest_rng_uniform(gpuest_rng_t *rng) { return gsl_rng_uniform(rng->gen); }
-double gpuest_rng_uniform_pos(gpuest_rng_t *rng) { return gsl_rng_uniform_pos(rng->gen); }
+double gpuest_rng_uniform(gpuest_rng_t *rng)
+{
+    return gsl_rng_uniform(rng->gen);
+}
+double gpuest_rng_uniform_pos(gpuest_rng_t *rng)
+{
+    return gsl_rng_uniform_pos(rng->gen);
+}
 
 uint64_t gpuest_rng_below(gpuest_rng_t *rng, uint64_t n)
 {
@@ -67,8 +76,17 @@ uint64_t gpuest_rng_below(gpuest_rng_t *rng, uint64_t n)
     return v % n;
 }
 
-double gpuest_rng_gaussian(gpuest_rng_t *rng, double sigma) { return gsl_ran_gaussian_ziggurat(rng->gen, sigma); }
+double gpuest_rng_gaussian(gpuest_rng_t *rng, double sigma)
+{
+    return gsl_ran_gaussian_ziggurat(rng->gen, sigma);
+}
 
-int gpuest_rng_bernoulli(gpuest_rng_t *rng, double p) { return gsl_rng_uniform(rng->gen) < p; }
+int gpuest_rng_bernoulli(gpuest_rng_t *rng, double p)
+{
+    return gsl_rng_uniform(rng->gen) < p;
+}
 
-void *gpuest_rng_gsl(gpuest_rng_t *rng) { return rng->gen; }
+void *gpuest_rng_gsl(gpuest_rng_t *rng)
+{
+    return rng->gen;
+}

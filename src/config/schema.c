@@ -1,0 +1,124 @@
+/* schema.c: every configuration key with its type, range and meaning. */
+#include <string.h>
+
+#include "schema.h"
+
+#define OFF(field) offsetof(gpuest_config_t, field)
+
+static const char *const topology_names[] = {"mesh", "crossbar", NULL};
+static const char *const routing_names[] = {"xy", "yx", NULL};
+static const char *const split_names[] = {"virtual", "physical", NULL};
+static const char *const placement_names[] = {"bottom", "top_bottom", "edge", "diamond", "list", NULL};
+static const char *const warp_sched_names[] = {"gto", "lrr", NULL};
+static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
+static const char *const compression_names[] = {"none", "bdi", "fpc", "cpack",      "bpc",
+                                                "sc2",  "dpc", "dsm", "dsm_approx", NULL};
+
+const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
+
+const config_key config_keys[] = {
+    /* core */
+    {"core", "num_sms", KEY_INT, OFF(core.num_sms), 1, 1024, NULL, "number of SMs"},
+    {"core", "warp_size", KEY_INT, OFF(core.warp_size), 32, 32, NULL, "threads per warp (SIMT width)"},
+    {"core", "warps_per_sm", KEY_INT, OFF(core.warps_per_sm), 1, 256, NULL, "max resident warps per SM"},
+    {"core", "ctas_per_sm", KEY_INT, OFF(core.ctas_per_sm), 1, 64, NULL, "max resident CTAs per SM"},
+    {"core", "threads_per_sm", KEY_INT, OFF(core.threads_per_sm), 32, 8192, NULL, "max resident threads per SM"},
+    {"core", "registers_per_sm", KEY_INT, OFF(core.registers_per_sm), 1024, 1048576, NULL, "32-bit registers per SM"},
+    {"core", "shmem_per_sm", KEY_INT, OFF(core.shmem_per_sm), 0, 1048576, NULL, "shared memory bytes per SM"},
+    {"core", "schedulers_per_sm", KEY_INT, OFF(core.schedulers_per_sm), 1, 8, NULL, "warp schedulers per SM"},
+    {"core", "scheduler", KEY_ENUM, OFF(core.scheduler), 0, 0, warp_sched_names, "warp scheduler policy"},
+    {"core", "clock_mhz", KEY_DOUBLE, OFF(core.clock_mhz), 1, 10000, NULL, "core clock (MHz)"},
+    {"core", "alu_latency", KEY_INT, OFF(core.alu_latency), 1, 1000, NULL, "ALU instruction latency (core cycles)"},
+    {"core", "sfu_latency", KEY_INT, OFF(core.sfu_latency), 1, 1000, NULL, "SFU instruction latency (core cycles)"},
+    /* l1 */
+    {"l1", "size_bytes", KEY_INT, OFF(l1.size_bytes), 512, 16777216, NULL, "L1D capacity per SM (bytes)"},
+    {"l1", "line_bytes", KEY_INT, OFF(l1.line_bytes), 32, 512, NULL, "L1D line size (bytes)"},
+    {"l1", "sector_bytes", KEY_INT, OFF(l1.sector_bytes), 8, 512, NULL, "L1D sector size (bytes)"},
+    {"l1", "assoc", KEY_INT, OFF(l1.assoc), 1, 64, NULL, "L1D ways"},
+    {"l1", "mshrs", KEY_INT, OFF(l1.mshrs), 1, 4096, NULL, "L1D MSHR entries"},
+    {"l1", "mshr_merge", KEY_INT, OFF(l1.mshr_merge), 1, 256, NULL, "requests merged per MSHR entry"},
+    {"l1", "hit_latency", KEY_INT, OFF(l1.hit_latency), 1, 1000, NULL, "L1D hit latency (core cycles)"},
+    {"l1", "miss_queue", KEY_INT, OFF(l1.miss_queue), 1, 4096, NULL, "miss queue entries towards the network"},
+    /* l2 */
+    {"l2", "size_per_mc_bytes", KEY_INT, OFF(l2.size_per_mc_bytes), 1024, 268435456, NULL, "L2 slice per MC (bytes)"},
+    {"l2", "line_bytes", KEY_INT, OFF(l2.line_bytes), 32, 512, NULL, "L2 line size (bytes)"},
+    {"l2", "assoc", KEY_INT, OFF(l2.assoc), 1, 64, NULL, "L2 ways"},
+    {"l2", "banks_per_mc", KEY_INT, OFF(l2.banks_per_mc), 1, 64, NULL, "L2 banks per MC"},
+    {"l2", "mshrs", KEY_INT, OFF(l2.mshrs), 1, 4096, NULL, "L2 MSHR entries per slice"},
+    {"l2", "hit_latency", KEY_INT, OFF(l2.hit_latency), 1, 10000, NULL, "minimum L2 hit latency (core cycles)"},
+    {"l2", "clock_mhz", KEY_DOUBLE, OFF(l2.clock_mhz), 1, 10000, NULL, "L2 clock (MHz)"},
+    /* dram */
+    {"dram", "clock_mhz", KEY_DOUBLE, OFF(dram.clock_mhz), 1, 10000, NULL, "DRAM command clock (MHz)"},
+    {"dram", "banks", KEY_INT, OFF(dram.banks), 1, 256, NULL, "banks per channel"},
+    {"dram", "bank_groups", KEY_INT, OFF(dram.bank_groups), 1, 64, NULL, "bank groups per channel"},
+    {"dram", "row_bytes", KEY_INT, OFF(dram.row_bytes), 128, 65536, NULL, "row (page) size per bank (bytes)"},
+    {"dram", "bus_bytes", KEY_INT, OFF(dram.bus_bytes), 1, 1024, NULL, "bytes per DRAM clock per channel"},
+    {"dram", "tCL", KEY_INT, OFF(dram.tCL), 1, 1000, NULL, "CAS latency (DRAM cycles)"},
+    {"dram", "tRP", KEY_INT, OFF(dram.tRP), 1, 1000, NULL, "precharge (DRAM cycles)"},
+    {"dram", "tRC", KEY_INT, OFF(dram.tRC), 1, 1000, NULL, "row cycle (DRAM cycles)"},
+    {"dram", "tRAS", KEY_INT, OFF(dram.tRAS), 1, 1000, NULL, "row active time (DRAM cycles)"},
+    {"dram", "tCCD", KEY_INT, OFF(dram.tCCD), 1, 1000, NULL, "column to column (DRAM cycles)"},
+    {"dram", "tRCD", KEY_INT, OFF(dram.tRCD), 1, 1000, NULL, "row to column (DRAM cycles)"},
+    {"dram", "tRRD", KEY_INT, OFF(dram.tRRD), 1, 1000, NULL, "row to row, different banks (DRAM cycles)"},
+    {"dram", "tWR", KEY_INT, OFF(dram.tWR), 1, 1000, NULL, "write recovery (DRAM cycles)"},
+    {"dram", "tCDLR", KEY_INT, OFF(dram.tCDLR), 1, 1000, NULL, "write to read turnaround (DRAM cycles)"},
+    {"dram", "min_latency", KEY_INT, OFF(dram.min_latency), 1, 10000, NULL, "minimum DRAM latency (core cycles)"},
+    {"dram", "queue_size", KEY_INT, OFF(dram.queue_size), 1, 4096, NULL, "MC request queue entries"},
+    {"dram", "scheduler", KEY_ENUM, OFF(dram.scheduler), 0, 0, dram_sched_names, "DRAM scheduler"},
+    /* mc */
+    {"mc", "num_mcs", KEY_INT, OFF(mc.num_mcs), 1, GPUEST_MAX_MCS, NULL, "memory controllers (one L2 slice each)"},
+    {"mc", "interleave_bytes", KEY_INT, OFF(mc.interleave_bytes), 32, 1048576, NULL,
+     "address chunk mapped to one MC (bytes, power of two)"},
+    {"mc", "request_queue", KEY_INT, OFF(mc.request_queue), 1, 4096, NULL, "NI input queue at the MC (packets)"},
+    {"mc", "reply_queue", KEY_INT, OFF(mc.reply_queue), 1, 4096, NULL, "MC reply queue (packets)"},
+    /* noc */
+    {"noc", "topology", KEY_ENUM, OFF(noc.topology), 0, 0, topology_names, "network topology"},
+    {"noc", "k", KEY_INT, OFF(noc.k), 0, 32, NULL, "mesh side: k x k routers (0 for a crossbar)"},
+    {"noc", "vcs", KEY_INT, OFF(noc.vcs), 1, 64, NULL, "virtual channels per port (all classes)"},
+    {"noc", "buffer_flits", KEY_INT, OFF(noc.buffer_flits), 1, 1024, NULL, "flits per VC buffer"},
+    {"noc", "flit_bytes", KEY_INT, OFF(noc.flit_bytes), 4, 256, NULL, "flit (channel) width in bytes"},
+    {"noc", "header_bytes", KEY_INT, OFF(noc.header_bytes), 0, 256, NULL,
+     "packet header bytes (0: the header occupies a whole head flit)"},
+    {"noc", "routing_delay", KEY_INT, OFF(noc.routing_delay), 0, 16, NULL, "BookSim routing_delay"},
+    {"noc", "vc_alloc_delay", KEY_INT, OFF(noc.vc_alloc_delay), 1, 16, NULL, "BookSim vc_alloc_delay"},
+    {"noc", "sw_alloc_delay", KEY_INT, OFF(noc.sw_alloc_delay), 1, 16, NULL, "BookSim sw_alloc_delay"},
+    {"noc", "st_prepare_delay", KEY_INT, OFF(noc.st_prepare_delay), 0, 16, NULL, "BookSim st_prepare_delay"},
+    {"noc", "st_final_delay", KEY_INT, OFF(noc.st_final_delay), 1, 16, NULL, "BookSim st_final_delay"},
+    {"noc", "credit_delay", KEY_INT, OFF(noc.credit_delay), 0, 16, NULL, "BookSim credit_delay"},
+    {"noc", "output_delay", KEY_INT, OFF(noc.output_delay), 0, 16, NULL, "BookSim output_delay"},
+    {"noc", "link_latency", KEY_INT, OFF(noc.link_latency), 1, 64, NULL, "link traversal (interconnect cycles)"},
+    {"noc", "routing_request", KEY_ENUM, OFF(noc.routing_request), 0, 0, routing_names,
+     "dimension order of the request class"},
+    {"noc", "routing_reply", KEY_ENUM, OFF(noc.routing_reply), 0, 0, routing_names,
+     "dimension order of the reply class"},
+    {"noc", "class_split", KEY_ENUM, OFF(noc.class_split), 0, 0, split_names,
+     "message classes on VC partitions of one network or on separate networks"},
+    {"noc", "mc_placement", KEY_ENUM, OFF(noc.mc_placement), 0, 0, placement_names, "where the MCs sit in the mesh"},
+    {"noc", "mc_nodes", KEY_INT_LIST, OFF(noc.mc_nodes), 0, 1023, NULL,
+     "explicit MC node ids (row * k + col) for mc_placement = list"},
+    {"noc", "xbar_port_flits", KEY_INT, OFF(noc.xbar_port_flits), 1, 16, NULL, "crossbar flits per cycle per port"},
+    {"noc", "inject_queue", KEY_INT, OFF(noc.inject_queue), 1, 4096, NULL, "NI injection queue (packets)"},
+    {"noc", "eject_queue", KEY_INT, OFF(noc.eject_queue), 1, 4096, NULL, "NI ejection queue (packets)"},
+    {"noc", "clock_mhz", KEY_DOUBLE, OFF(noc.clock_mhz), 1, 10000, NULL, "interconnect clock (MHz)"},
+    /* technique */
+    {"technique", "compression", KEY_NAME, OFF(technique.compression), 0, 0, compression_names,
+     "reply-packet compression at the MC network interface"},
+    {"technique", "approx_bits", KEY_INT, OFF(technique.approx_bits), 0, 23, NULL,
+     "mantissa bits dropped by dsm_approx in approximable regions"},
+    {"technique", "compress_latency", KEY_INT, OFF(technique.compress_latency), -1, 1000, NULL,
+     "compression latency (cycles); -1 = the algorithm's default"},
+    {"technique", "decompress_latency", KEY_INT, OFF(technique.decompress_latency), -1, 1000, NULL,
+     "decompression latency (cycles); -1 = the algorithm's default"},
+};
+
+const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];
+
+const config_key *config_find_key(const char *section, const char *key)
+{
+    for (size_t i = 0; i < config_key_count; i++)
+        if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].key, key) == 0)
+            return &config_keys[i];
+    return NULL;
+}
+
+_Static_assert(sizeof config_keys / sizeof config_keys[0] <= GPUEST_CONFIG_MAX_KEYS, "raise GPUEST_CONFIG_MAX_KEYS");
