@@ -1,0 +1,376 @@
+/* eval.c: fixed-point solution of the coupled router, source-queue and MC reply-path equations. */
+#include <math.h>
+#include <string.h>
+
+#include "model/model.h"
+
+/* Shares the private layout with noc_model.c. */
+#include "model/model_int.h"
+
+static void note_util(gpuest_model_result_t *out, double u, int r, int p, int kind)
+{
+    if (u > out->max_util) {
+        out->max_util = u;
+        out->bottleneck_router = r;
+        out->bottleneck_port = p;
+        out->bottleneck_kind = kind;
+    }
+}
+
+/* Flits per cycle entering the crossbar from every input port and leaving through every output
+ * port, per plane. */
+static void port_loads(gpuest_model_noc_t *m, double scale)
+{
+    size_t rp = (size_t)m->routers * m->ports;
+    memset(m->util_in, 0, rp * m->planes * sizeof(double));
+    memset(m->util_out, 0, rp * m->planes * sizeof(double));
+    for (int r = 0; r < m->routers; r++)
+        for (int i = 0; i < m->ports; i++)
+            for (int o = 0; o < m->ports; o++)
+                for (int c = 0; c < m->ncls; c++) {
+                    double f = m->pk[noc_pk_idx(m, r, i, o, c)] * m->len[c] * scale;
+                    size_t base = (size_t)m->plane[c] * m->routers + r;
+                    m->util_in[base * m->ports + i] += f;
+                    m->util_out[base * m->ports + o] += f;
+                }
+}
+
+/* Serialization of a flit stream from input i to output o, stretched by the conflicts it loses at
+ * the crossbar input: the input is busy with other outputs for a share u_i - f_io of the cycles
+ * and a round-robin arbiter makes the flit lose about `conflict` of those meetings. */
+static double stretch(const gpuest_model_noc_t *m, int plane, int r, int i, int o, double scale, double conflict)
+{
+    if (m->vcs_part * (m->planes == 1 ? m->nparts : 1) < 2)
+        return 1.0; /* a single VC per input: its packets cross one at a time, nothing to lose to */
+    double f_io = 0.0;
+    for (int c = 0; c < m->ncls; c++)
+        if (m->plane[c] == plane)
+            f_io += m->pk[noc_pk_idx(m, r, i, o, c)] * m->len[c] * scale;
+    double other = m->util_in[((size_t)plane * m->routers + r) * m->ports + i] - f_io;
+    return 1.0 + conflict * (other > 0.0 ? other : 0.0);
+}
+
+/* Share of a packet that cannot be absorbed by one downstream VC buffer: that share of the
+ * downstream waiting holds the upstream channel (wormhole blocking, Kiasari et al. sec. III). */
+static double blocking_share(const gpuest_model_noc_t *m, int c)
+{
+    double b = 1.0 - (double)m->noc.buffer_flits / m->len[c];
+    return b > 0.0 ? b : 0.0;
+}
+
+/* Waiting met downstream of output o of router r by a packet of class c that holds its output
+ * VC (the share of the packet the downstream buffer cannot absorb waits with the head). */
+static double vc_blocking(const gpuest_model_noc_t *m, int r, int o, int c)
+{
+    if (m->crossbar || o == GPUEST_PORT_LOCAL)
+        return 0.0;
+    int in, nb = noc_mesh_next(m, r, o, &in);
+    size_t j = ((size_t)m->part[c] * m->routers + nb) * m->ports + in;
+    return blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
+}
+
+/* A request the MC refuses keeps the ejection channel busy for the whole refusal. */
+static double refusal(const gpuest_model_noc_t *m, int r, int o, int c)
+{
+    if (!m->crossbar && o != GPUEST_PORT_LOCAL)
+        return 0.0;
+    int dst = m->crossbar ? o : r;
+    return (m->is_request[c] && m->mc[dst]) ? m->w_bp[dst] : 0.0;
+}
+
+static double update(double *slot, double v, double *delta)
+{
+    double d = fabs(v - *slot) / (1.0 + fabs(v));
+    if (d > *delta)
+        *delta = d;
+    *slot = v;
+    return v;
+}
+
+/* Output ports: M/G/1-type wait corrected for the finite number of inputs (Karol et al.). */
+static int solve_outputs(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *pp, double vcs,
+                         gpuest_model_result_t *out, double *delta)
+{
+    for (int pl = 0; pl < m->planes; pl++)
+        for (int r = 0; r < m->routers; r++)
+            for (int o = 0; o < m->ports; o++) {
+                double rho = 0.0, m2 = 0.0, sq = 0.0;
+                for (int i = 0; i < m->ports; i++) {
+                    double rho_i = 0.0, s = -1.0;
+                    for (int c = 0; c < m->ncls; c++) {
+                        double lam = m->pk[noc_pk_idx(m, r, i, o, c)] * scale;
+                        if (lam <= 0.0 || m->plane[c] != pl)
+                            continue;
+                        if (s < 0.0)
+                            s = stretch(m, pl, r, i, o, scale, pp->conflict);
+                        double ser = m->len[c] * s / m->width;
+                        /* A packet holds one of the vcs output VCs for its flits, the VC turnaround
+                         * and any downstream blocking; the link itself only for its flits. With one
+                         * VC the two coincide; with several, other VCs use the link meanwhile. */
+                        double held = (ser + pp->vc_hold + vc_blocking(m, r, o, c)) / vcs;
+                        double occ = (ser > held ? ser : held) + refusal(m, r, o, c);
+                        rho_i += lam * occ;
+                        m2 += lam * occ * occ;
+                    }
+                    rho += rho_i;
+                    sq += rho_i * rho_i;
+                }
+                note_util(out, rho, r, o, 0);
+                if (rho >= 1.0)
+                    return 1;
+                double w = rho > 0.0 ? pp->kappa * m2 / (2.0 * (1.0 - rho)) * (1.0 - sq / (rho * rho)) : 0.0;
+                update(&m->w_out[((size_t)pl * m->routers + r) * m->ports + o], w, delta);
+            }
+    return 0;
+}
+
+/* Input VCs: a head holds its VC through route computation and VC allocation, the wait for the
+ * output and its own flits; the VCs of a partition act as c parallel servers (G/G/c). */
+static int solve_inputs(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *pp,
+                        gpuest_model_result_t *out, double *delta)
+{
+    double ovh = m->noc.routing_delay + m->noc.vc_alloc_delay;
+    for (int pa = 0; pa < m->nparts; pa++)
+        for (int r = 0; r < m->routers; r++)
+            for (int i = 0; i < m->ports; i++) {
+                double lam = 0.0, s1 = 0.0, s2 = 0.0, wsum = 0.0;
+                for (int o = 0; o < m->ports; o++) {
+                    double s = -1.0;
+                    for (int c = 0; c < m->ncls; c++) {
+                        double l = m->pk[noc_pk_idx(m, r, i, o, c)] * scale;
+                        if (l <= 0.0 || m->part[c] != pa)
+                            continue;
+                        if (s < 0.0)
+                            s = stretch(m, m->plane[c], r, i, o, scale, pp->conflict);
+                        double wo = m->w_out[((size_t)m->plane[c] * m->routers + r) * m->ports + o];
+                        double svc = ovh + m->len[c] * s / m->width + wo;
+                        lam += l;
+                        s1 += l * svc;
+                        s2 += l * svc * svc;
+                        wsum += l * wo;
+                    }
+                }
+                size_t j = ((size_t)pa * m->routers + r) * m->ports + i;
+                if (lam <= 0.0)
+                    continue;
+                double es = s1 / lam, cs2 = s2 / (lam * es * es) - 1.0, w;
+                note_util(out, lam * es / m->vcs_part, r, i, 1);
+                if (gpuest_model_ggc_wait(m->vcs_part, lam, es, pp->ca2, cs2 > 0.0 ? cs2 : 0.0, &w) != GPUEST_OK)
+                    return 1;
+                update(&m->w_vc[j], w, delta);
+                update(&m->w_down[j], wsum / lam, delta);
+            }
+    return 0;
+}
+
+/* The mirror image of stretch() for an injection port: a flit it offers to output o finds that
+ * output taken by another input for a share (load of o) - f_io of the cycles and loses about
+ * `conflict` of those meetings, so the port delivers fewer than one flit per cycle. This is what
+ * keeps a crossbar MC port below one reply flit per cycle. Mean over the port's outputs. */
+static double inject_stretch(const gpuest_model_noc_t *m, int plane, int r, int i, double scale, double conflict)
+{
+    double tot = 0.0, acc = 0.0;
+    if (m->vcs_part * (m->planes == 1 ? m->nparts : 1) < 2)
+        return 1.0;
+    for (int o = 0; o < m->ports; o++) {
+        double f_io = 0.0;
+        for (int c = 0; c < m->ncls; c++)
+            if (m->plane[c] == plane)
+                f_io += m->pk[noc_pk_idx(m, r, i, o, c)] * m->len[c] * scale;
+        if (f_io <= 0.0)
+            continue;
+        double other = m->util_out[((size_t)plane * m->routers + r) * m->ports + o] - f_io;
+        tot += f_io;
+        acc += f_io * (1.0 + conflict * (other > 0.0 ? other : 0.0));
+    }
+    return tot > 0.0 ? acc / tot : 1.0;
+}
+
+/* Time one packet of class c holds the injection channel of node n. */
+static double inject_service(const gpuest_model_noc_t *m, int n, int c, double scale, double conflict)
+{
+    int r = m->crossbar ? 0 : n, i = m->crossbar ? n : GPUEST_PORT_LOCAL;
+    size_t j = ((size_t)m->part[c] * m->routers + r) * m->ports + i;
+    double s = inject_stretch(m, m->plane[c], r, i, scale, conflict);
+    return m->len[c] * s / m->width + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
+}
+
+/* NI source queues (discrete-time Geo/G/1: W = lambda E[S(S-1)] / (2 (1 - rho))) and the MC
+ * reply path (M/D/1/K over the MC reply queue + NI queue, refusing requests when full). */
+static int solve_endpoints(gpuest_model_noc_t *m, double scale, double conflict, gpuest_model_result_t *out, double *delta,
+                           double *stall_sum, int *mcs)
+{
+    *stall_sum = 0.0;
+    *mcs = 0;
+    for (int n = 0; n < m->nodes; n++) {
+        double rep_lam = 0.0, rep_s = 0.0;
+        for (int pl = 0; pl < m->planes; pl++) {
+            double rho = 0.0, e = 0.0;
+            for (int c = 0; c < m->ncls; c++) {
+                double lam = m->inj[(size_t)n * m->ncls + c] * scale;
+                if (lam <= 0.0 || m->plane[c] != pl)
+                    continue;
+                double s = inject_service(m, n, c, scale, conflict);
+                if (m->mc[n] && m->part[c] == 1) {
+                    rep_lam += lam;
+                    rep_s += lam * s;
+                    continue;
+                }
+                rho += lam * s;
+                e += lam * s * (s - 1.0);
+            }
+            note_util(out, rho, n, -1, 3);
+            if (rho >= 1.0)
+                return 1;
+            update(&m->w_src[(size_t)pl * m->nodes + n], e > 0.0 ? e / (2.0 * (1.0 - rho)) : 0.0, delta);
+        }
+        if (!m->mc[n] || rep_lam <= 0.0)
+            continue;
+        double d = rep_s / rep_lam;
+        gpuest_model_md1k_t q;
+        note_util(out, rep_lam * d, n, -1, 2);
+        if (out->mc_inject_util < rep_lam * d)
+            out->mc_inject_util = rep_lam * d;
+        if (rep_lam * d >= 1.0)
+            return 1;
+        int k = m->mc_slots + m->ni_slots;
+        if (k > 64)
+            k = 64;
+        if (gpuest_model_md1k(rep_lam, d, k, &q, NULL) != GPUEST_OK)
+            return 1;
+        double stall = 0.0;
+        for (int j = m->ni_slots + 1; j <= k; j++)
+            stall += q.p[j];
+        *stall_sum += stall;
+        (*mcs)++;
+        if (out->mc_full_prob < q.p_full)
+            out->mc_full_prob = q.p_full;
+        update(&m->w_mcq[n], q.mean_wait, delta);
+        /* Every refusal costs the refused request one more reply service time. */
+        update(&m->w_bp[n], d * q.p_full / (1.0 - q.p_full), delta);
+    }
+    return 0;
+}
+
+static void reset_state(gpuest_model_noc_t *m)
+{
+    size_t rp = (size_t)m->routers * m->ports, n = (size_t)m->nodes;
+    memset(m->w_out, 0, rp * m->planes * sizeof(double));
+    memset(m->w_vc, 0, rp * m->nparts * sizeof(double));
+    memset(m->w_down, 0, rp * m->nparts * sizeof(double));
+    memset(m->w_bp, 0, n * sizeof(double));
+    memset(m->w_mcq, 0, n * sizeof(double));
+    memset(m->w_src, 0, n * m->planes * sizeof(double));
+}
+
+/* Per-class latency components from the converged waits. */
+static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *out, double scale)
+{
+    double tot = 0.0, lat = 0.0, net = 0.0;
+    for (int c = 0; c < m->ncls; c++) {
+        gpuest_model_class_result_t *cr = &out->cls[c];
+        double p = m->cls_pk[c];
+        cr->packets = p * scale;
+        cr->flits = p * scale * m->len[c];
+        if (p <= 0.0)
+            continue;
+        cr->avg_hops = m->cls_hops[c] / p;
+        int w = (int)m->width;
+        cr->zero_load = m->cls_t0[c] / p;
+        cr->serialization = (double)((m->len[c] + w - 1) / w - 1);
+        if (out->saturated)
+            continue;
+        double hw = 0.0, sq = 0.0, mq = 0.0, rq = 0.0;
+        for (int r = 0; r < m->routers; r++)
+            for (int i = 0; i < m->ports; i++)
+                for (int o = 0; o < m->ports; o++) {
+                    double l = m->pk[noc_pk_idx(m, r, i, o, c)];
+                    if (l > 0.0)
+                        hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + r) * m->ports + i] +
+                                   m->w_out[((size_t)m->plane[c] * m->routers + r) * m->ports + o]);
+                }
+        for (int n = 0; n < m->nodes; n++) {
+            double li = m->inj[(size_t)n * m->ncls + c], la = m->arr[(size_t)n * m->ncls + c];
+            if (m->mc[n] && m->part[c] == 1)
+                mq += li * m->w_mcq[n];
+            else
+                sq += li * m->w_src[(size_t)m->plane[c] * m->nodes + n];
+            if (m->is_request[c] && m->mc[n])
+                rq += la * m->w_bp[n];
+        }
+        cr->hop_wait = hw / p;
+        cr->source_queue = sq / p;
+        cr->mc_queue = (mq + rq) / p;
+        /* Request refusals happen inside the network (before the tail is accepted); the reply
+         * queue wait happens before injection, like the source queue. */
+        cr->avg_network_latency = cr->zero_load + cr->serialization + cr->hop_wait + rq / p;
+        cr->avg_latency = cr->avg_network_latency + cr->source_queue + mq / p;
+        tot += p;
+        lat += p * cr->avg_latency;
+        net += p * cr->avg_network_latency;
+    }
+    if (!out->saturated && tot > 0.0) {
+        out->avg_packet_latency = lat / tot;
+        out->avg_network_latency = net / tot;
+    }
+}
+
+gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                                 gpuest_model_result_t *out, gpuest_error_t *err)
+{
+    gpuest_model_params_t def;
+    if (!params) {
+        gpuest_model_params_default(&def);
+        params = &def;
+    }
+    memset(out, 0, sizeof *out);
+    out->num_classes = m->ncls;
+    out->bottleneck_router = -1;
+    out->bottleneck_port = -1;
+    if (!(scale >= 0.0) || !isfinite(scale))
+        return gpuest_fail(err, GPUEST_ERANGE, "NoC model: rate scale must be finite and >= 0 (got %g)", scale);
+    reset_state(m);
+    port_loads(m, scale);
+    double flits = 0.0;
+    for (int c = 0; c < m->ncls; c++)
+        flits += m->cls_pk[c] * m->len[c] * scale;
+    out->offered_rate = m->injecting > 0 ? flits / m->injecting : 0.0;
+    int sat = 0, mcs = 0, converged = 0;
+    double stall = 0.0;
+    for (int it = 1; it <= params->max_iter && !sat; it++) {
+        double delta = 0.0;
+        gpuest_model_result_t probe = *out;
+        probe.max_util = 0.0;
+        probe.mc_full_prob = 0.0;
+        probe.mc_inject_util = 0.0;
+        sat = solve_outputs(m, scale, params, (double)m->vcs_part, &probe, &delta) ||
+              solve_inputs(m, scale, params, &probe, &delta) ||
+              solve_endpoints(m, scale, params->conflict, &probe, &delta, &stall, &mcs);
+        *out = probe;
+        out->iterations = it;
+        if (delta <= params->tol) {
+            converged = 1;
+            break;
+        }
+    }
+    /* The iteration from zero is monotone: without convergence the waits keep growing, which is
+     * the fixed point failing to exist (saturation) rather than a usable answer. */
+    if (!sat && !converged)
+        sat = 1;
+    out->saturated = sat;
+    out->mc_stall_ratio = (!sat && mcs > 0) ? stall / mcs : 0.0;
+    if (sat) {
+        out->mc_stall_ratio = out->mc_full_prob = 0.0;
+        out->accepted_rate = out->max_util > 0.0 ? out->offered_rate / out->max_util : 0.0;
+        if (out->accepted_rate > out->offered_rate)
+            out->accepted_rate = out->offered_rate;
+    } else {
+        out->accepted_rate = out->offered_rate;
+    }
+    class_results(m, out, scale);
+    if (sat)
+        return gpuest_fail(err, GPUEST_ESATURATED,
+                           "NoC model saturated at scale %g: utilisation %.3f at router %d port %d (kind %d)", scale,
+                           out->max_util, out->bottleneck_router, out->bottleneck_port, out->bottleneck_kind);
+    return GPUEST_OK;
+}

@@ -1,0 +1,185 @@
+/* model.h: analytical queueing model of the NoC and the MC reply path (link loads, waits, saturation). */
+#ifndef GPUEST_MODEL_H
+#define GPUEST_MODEL_H
+
+#include "config/config.h" /* gpuest_noc_cfg_t, gpuest_config_t, gpuest_routing_t */
+#include "core/core.h"     /* gpuest_err, gpuest_error_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The router model follows the structure of Kiasari, Lu and Jantsch, "An analytical latency
+ * model for networks-on-chip" (IEEE TVLSI 21(1), 2013): every channel is a G/G/1-type queue,
+ * a packet's service time at a channel grows with the waiting it meets downstream (computed by
+ * iterating to a fixed point), and latency = zero-load pipeline + source queue + per-hop waits.
+ * The per-output wait uses the discrete-time output-queue result of Karol, Hluchyj and Morgan
+ * (IEEE Trans. Commun. 1987) generalised to unequal inputs; the input-VC stage is an M/G/c
+ * queue (Erlang C with the Allen-Cunneen variability factor). The MC reply path is an
+ * M/D/1/K queue. Assumptions and the calibration constants are listed in docs/model.md. */
+
+#define GPUEST_MODEL_MAX_CLASSES 4
+#define GPUEST_MODEL_MAX_HOTSPOTS 64
+
+/* ------------------------------------------------------------ queueing primitives */
+/* Mean waiting time (before service) of an M/G/1 queue with arrival rate lambda and service
+ * moments es = E[S], es2 = E[S^2] (Pollaczek-Khinchine). GPUEST_ESATURATED if rho >= 1. */
+gpuest_err gpuest_model_mg1_wait(double lambda, double es, double es2, double *wait);
+/* Erlang C probability that an arrival waits in an M/M/c queue with offered load a = lambda*E[S]. */
+double gpuest_model_erlang_c(int c, double a);
+/* Allen-Cunneen G/G/c mean wait: ErlangC * E[S] / (c (1-rho)) * (ca2 + cs2) / 2. */
+gpuest_err gpuest_model_ggc_wait(int c, double lambda, double es, double ca2, double cs2, double *wait);
+
+/* M/D/1/K: Poisson arrivals (rate lambda), deterministic service d, at most K in system. */
+typedef struct {
+    double p_full;      /* time-average probability that K are present (arrivals are refused) */
+    double mean_number; /* time-average number in system */
+    double mean_wait;   /* mean wait in queue of an accepted customer */
+    double throughput;  /* lambda * (1 - p_full) */
+    double p[65];       /* time-average distribution p[0..K] (K <= 64) */
+} gpuest_model_md1k_t;
+gpuest_err gpuest_model_md1k(double lambda, double d, int k, gpuest_model_md1k_t *out, gpuest_error_t *err);
+
+/* ------------------------------------------------------------ traffic matrix */
+/* Packets per cycle for every (class, source, destination). Class c has one packet length and
+ * one routing function. A class with reply_class >= 0 triggers, at the destination, one packet of
+ * reply_class per packet (requests -> replies); the MC reply path is modelled at those nodes. */
+typedef struct {
+    int num_nodes;
+    int num_classes;
+    int packet_flits[GPUEST_MODEL_MAX_CLASSES];
+    gpuest_routing_t routing[GPUEST_MODEL_MAX_CLASSES];
+    int reply_class[GPUEST_MODEL_MAX_CLASSES]; /* -1: none */
+    char class_name[GPUEST_MODEL_MAX_CLASSES][GPUEST_NAME_MAX];
+    double *rate; /* rate[(c * N + src) * N + dst], packets per cycle; owned */
+} gpuest_model_traffic_t;
+
+gpuest_err gpuest_model_traffic_init(gpuest_model_traffic_t *t, int num_nodes, int num_classes,
+                                     gpuest_error_t *err);
+void gpuest_model_traffic_free(gpuest_model_traffic_t *t);
+double *gpuest_model_traffic_at(gpuest_model_traffic_t *t, int cls, int src, int dst);
+/* Total offered flits per cycle of one class (all pairs). */
+double gpuest_model_traffic_flits(const gpuest_model_traffic_t *t, int cls);
+
+/* Synthetic patterns, with the names the NoC simulator uses:
+ *   uniform   every node sends to every node (itself included, as BookSim does) with equal probability
+ *   transpose node (x,y) sends to (y,x) (mesh only)
+ *   hotspot   every node sends to the listed hotspot nodes, chosen with the listed weights
+ *   gpu       SM nodes send request packets to MCs (uniform over MCs), each MC replies to the
+ *             requester: class 0 "request", class 1 "reply"; write_fraction of the requests carry
+ *             data (reply_flits long) and get a 1-flit reply.
+ * rate: uniform/transpose/hotspot: flits per node per cycle (BookSim injection_rate_uses_flits);
+ *       gpu: request flits per SM per cycle (request packets x request_flits), as the NoC simulator. */
+typedef struct {
+    char name[GPUEST_NAME_MAX];
+    int packet_flits;                          /* uniform/transpose/hotspot (>= 1) */
+    int num_hotspots;
+    int hotspot_nodes[GPUEST_MODEL_MAX_HOTSPOTS];
+    double hotspot_rates[GPUEST_MODEL_MAX_HOTSPOTS]; /* weights, normalised; all 0 -> equal */
+    int request_flits;                         /* gpu: 0 = from the config (1 head flit) */
+    int reply_flits;                           /* gpu: 0 = from the config (head + line) */
+    double write_fraction;                     /* gpu: share of requests that are writes */
+} gpuest_model_pattern_t;
+
+/* A pattern of the given name with defaults (packet_flits 1, no hotspots, gpu sizes from config). */
+gpuest_err gpuest_model_pattern_init(gpuest_model_pattern_t *p, const char *name, gpuest_error_t *err);
+/* Builds the traffic matrix of pattern p at rate on the network of cfg (initialises t). */
+gpuest_err gpuest_model_traffic_build(gpuest_model_traffic_t *t, const gpuest_model_pattern_t *p,
+                                      const gpuest_config_t *cfg, double rate, gpuest_error_t *err);
+/* Request / reply packet lengths in flits implied by cfg (head flit + 128-byte line). */
+void gpuest_model_gpu_packet_flits(const gpuest_config_t *cfg, int *request_flits, int *reply_flits);
+
+/* ------------------------------------------------------------ model parameters */
+/* Contention constants of the router model (defaults calibrated once against the BookSim iq
+ * router curves in data/reference/booksim, see docs/model.md; kappa is the "contention
+ * correction" of the method note). */
+typedef struct {
+    double kappa;     /* multiplier of the output-port wait (HOL/allocator loss over ideal output queueing) */
+    double conflict;  /* share of crossbar-input conflicts a flit loses (round robin between two: 0.5) */
+    double ca2;       /* squared coefficient of variation of arrivals at an input VC */
+    double vc_hold;   /* extra cycles an output VC stays held per packet beyond its flits */
+    int max_iter;     /* fixed-point iterations */
+    double tol;       /* relative convergence tolerance */
+} gpuest_model_params_t;
+
+void gpuest_model_params_default(gpuest_model_params_t *p);
+
+/* ------------------------------------------------------------ the NoC model */
+typedef struct gpuest_model_noc_s gpuest_model_noc_t;
+
+/* Per-class output of one evaluation. Latencies in interconnect cycles, averaged over packets. */
+typedef struct {
+    double packets;       /* offered packets per cycle (whole network) */
+    double flits;         /* offered flits per cycle */
+    double avg_hops;      /* mean router-to-router hops */
+    double avg_latency;   /* creation to tail ejected, including the source queue */
+    double avg_network_latency; /* avg_latency without the source queue */
+    double zero_load;     /* pipeline + links without serialization (7 + 5 D in BookSim terms) */
+    double serialization; /* (L - 1) / width */
+    double source_queue;  /* wait in the NI injection queue (MC reply queue excluded) */
+    double hop_wait;      /* waits at input VCs and output ports, summed along the path */
+    double mc_queue;      /* reply class: wait in the MC reply queue; request class: wait for acceptance */
+} gpuest_model_class_result_t;
+
+typedef struct {
+    int saturated;              /* 1: some queue has utilisation >= 1; latencies are then 0 */
+    int iterations;             /* fixed-point iterations used */
+    double offered_rate;        /* flits per injecting node per cycle */
+    double accepted_rate;       /* same unit; offered / max utilisation when saturated */
+    double avg_packet_latency;  /* over all classes, weighted by packets */
+    double avg_network_latency;
+    double max_util;            /* largest utilisation of any queue */
+    int bottleneck_router;      /* where max_util occurs */
+    int bottleneck_port;        /* port index (mesh: 0 E, 1 W, 2 N, 3 S, 4 local) */
+    int bottleneck_kind;        /* 0 output port, 1 input VC, 2 MC reply injection, 3 source queue */
+    double mc_full_prob;        /* max over MCs: reply queue full (requests refused) */
+    double mc_stall_ratio;      /* mean over MCs: reply ready but NI queue full */
+    double mc_inject_util;      /* max over MCs: reply injection utilisation */
+    int num_classes;
+    gpuest_model_class_result_t cls[GPUEST_MODEL_MAX_CLASSES];
+} gpuest_model_result_t;
+
+#define GPUEST_MODEL_MESH_PORTS 5
+enum { GPUEST_PORT_E = 0, GPUEST_PORT_W = 1, GPUEST_PORT_N = 2, GPUEST_PORT_S = 3, GPUEST_PORT_LOCAL = 4 };
+
+/* Builds the model of traffic t on the network of cfg (mesh or crossbar). Nodes that inject a
+ * reply class run the MC reply path. Routes and per-port loads are computed here once.
+ * Node ids: mesh node = row * k + col (X = column); crossbar node = port. */
+gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_model_traffic_t *t,
+                                   gpuest_model_noc_t **out, gpuest_error_t *err);
+void gpuest_model_noc_destroy(gpuest_model_noc_t *m);
+
+/* Evaluates the model with every rate of the traffic multiplied by scale. Returns GPUEST_OK, or
+ * GPUEST_ESATURATED with out->saturated = 1 (out is filled either way, never NaN/inf). */
+gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                                 gpuest_model_result_t *out, gpuest_error_t *err);
+
+/* Link loads (at scale 1): flits per cycle leaving router r through output port p, all classes
+ * (cls = -1) or one class. Mesh: p in 0..4 (4 = ejection); crossbar: router 0, p = node. */
+double gpuest_model_noc_port_load(const gpuest_model_noc_t *m, int router, int port, int cls);
+int gpuest_model_noc_num_routers(const gpuest_model_noc_t *m);
+int gpuest_model_noc_num_ports(const gpuest_model_noc_t *m);
+/* Router-to-router hops of the route from src to dst for class cls (0 for a crossbar). */
+int gpuest_model_noc_hops(const gpuest_model_noc_t *m, int cls, int src, int dst);
+/* Zero-load latency of one packet of length flits over hops router-to-router hops. */
+double gpuest_model_zero_load(const gpuest_noc_cfg_t *noc, int hops, int flits);
+
+/* ------------------------------------------------------------ one-call helpers */
+/* One point: config + pattern + rate -> result row. params NULL = defaults. Saturation is
+ * reported in out->saturated (the function still returns GPUEST_OK). */
+gpuest_err gpuest_model_noc_point(const gpuest_config_t *cfg, const gpuest_model_pattern_t *p, double rate,
+                                  const gpuest_model_params_t *params, gpuest_model_result_t *out,
+                                  gpuest_error_t *err);
+/* Saturation rate (same unit as rate): the smallest rate at which the model saturates, found by
+ * GSL bisection to relative precision 1e-4. */
+gpuest_err gpuest_model_noc_saturation(const gpuest_config_t *cfg, const gpuest_model_pattern_t *p,
+                                       const gpuest_model_params_t *params, double *rate,
+                                       gpuest_error_t *err);
+/* Same for an existing model (scale at which it saturates). */
+gpuest_err gpuest_model_noc_saturation_scale(gpuest_model_noc_t *m, const gpuest_model_params_t *params,
+                                             double *scale, gpuest_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

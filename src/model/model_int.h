@@ -1,0 +1,53 @@
+/* model_int.h: private layout of the NoC model shared by noc_model.c and eval.c. */
+#ifndef GPUEST_MODEL_INT_H
+#define GPUEST_MODEL_INT_H
+
+#include "model/model.h"
+
+struct gpuest_model_noc_s {
+    gpuest_noc_cfg_t noc;
+    int crossbar;
+    int nodes, k;
+    int routers, ports;        /* mesh: k*k routers of 5 ports; crossbar: 1 router of `nodes` ports */
+    int ncls, nparts, planes;  /* classes; VC partitions (request/reply types); physical networks */
+    int len[GPUEST_MODEL_MAX_CLASSES];   /* packet length, flits */
+    int part[GPUEST_MODEL_MAX_CLASSES];  /* VC partition of each class */
+    int plane[GPUEST_MODEL_MAX_CLASSES]; /* physical network of each class */
+    int is_request[GPUEST_MODEL_MAX_CLASSES];
+    int vcs_part;              /* VCs per partition at a port */
+    double width;              /* flits per cycle of a port */
+    int mc_slots, ni_slots;    /* MC reply queue and NI queue capacities (packets) */
+    /* loads at scale 1 */
+    double *pk;        /* packets/cycle, [((r * P + i) * P + o) * C + c] */
+    double *inj;       /* packets/cycle injected, [n * C + c] */
+    double *arr;       /* packets/cycle ejected, [n * C + c] */
+    int *mc;           /* 1 if node n injects a reply class (runs the MC reply path) */
+    int injecting;     /* nodes that inject any traffic */
+    double cls_pk[GPUEST_MODEL_MAX_CLASSES], cls_hops[GPUEST_MODEL_MAX_CLASSES];
+    double cls_t0[GPUEST_MODEL_MAX_CLASSES]; /* sum of rate * zero-load pipeline latency */
+    /* state of one evaluation */
+    double *w_out;     /* wait for an output port, [(plane * R + r) * P + o] */
+    double *w_vc;      /* wait at an input VC, [(part * R + r) * P + i] */
+    double *w_down;    /* mean wait at the outputs, for packets of input (part, r, i) */
+    double *w_bp;      /* request acceptance wait at node n */
+    double *w_src;     /* source-queue wait, [plane * N + n] */
+    double *w_mcq;     /* MC reply-queue wait at node n */
+    double *util_in;   /* crossbar-input flit load, [(plane * R + r) * P + i] */
+    double *util_out;  /* output-port flit load, [(plane * R + r) * P + o] */
+};
+
+static inline size_t noc_pk_idx(const gpuest_model_noc_t *m, int r, int i, int o, int c)
+{
+    return (((size_t)r * m->ports + i) * m->ports + o) * m->ncls + c;
+}
+
+/* Next router and its input port when leaving mesh router r through output port o (0..3). */
+static inline int noc_mesh_next(const gpuest_model_noc_t *m, int r, int o, int *in_port)
+{
+    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+    static const int opposite[4] = {GPUEST_PORT_W, GPUEST_PORT_E, GPUEST_PORT_S, GPUEST_PORT_N};
+    *in_port = opposite[o];
+    return (r % m->k + dx[o]) + (r / m->k + dy[o]) * m->k;
+}
+
+#endif
