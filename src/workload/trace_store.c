@@ -1,0 +1,156 @@
+/* trace_store.c: in-memory storage of traces read from files, replayed through the workload interface. */
+#include <stdlib.h>
+
+#include "workload_int.h"
+
+tr_trace_t *tr_new(void) { return calloc(1, sizeof(tr_trace_t)); }
+
+void tr_free(tr_trace_t *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nk; i++) {
+        size_t nw = (size_t)t->k[i].l.num_ctas * t->k[i].l.warps_per_cta;
+        for (size_t w = 0; w < nw; w++)
+            free(t->k[i].warps[w].insts);
+        free(t->k[i].warps);
+    }
+    free(t->k);
+    free(t->addr);
+    free(t);
+}
+
+gpuest_err tr_add_kernel(tr_trace_t *t, const gpuest_launch_t *l, tr_kernel_t **out, gpuest_error_t *err)
+{
+    if (t->nk == t->capk) {
+        size_t cap = t->capk ? t->capk * 2 : 8;
+        tr_kernel_t *k = realloc(t->k, cap * sizeof *k);
+        if (!k)
+            return gpuest_fail(err, GPUEST_ENOMEM, "trace: out of memory");
+        t->k = k;
+        t->capk = cap;
+    }
+    tr_kernel_t *k = &t->k[t->nk];
+    k->l = *l;
+    k->l.num_ctas = l->grid[0] * l->grid[1] * l->grid[2];
+    k->l.threads_per_cta = l->block[0] * l->block[1] * l->block[2];
+    k->l.warps_per_cta = (k->l.threads_per_cta + GPUEST_WARP_SIZE - 1) / GPUEST_WARP_SIZE;
+    k->l.regs_per_cta = l->regs_per_thread * k->l.threads_per_cta;
+    uint64_t nw = (uint64_t)k->l.num_ctas * k->l.warps_per_cta;
+    if (nw == 0 || nw > (UINT64_C(1) << 28))
+        return gpuest_fail(err, GPUEST_ERANGE, "trace kernel %s: %llu warps is outside 1..2^28", l->name,
+                           (unsigned long long)nw);
+    k->warps = calloc((size_t)nw, sizeof *k->warps);
+    if (!k->warps)
+        return gpuest_fail(err, GPUEST_ENOMEM, "trace: out of memory");
+    t->nk++;
+    *out = k;
+    return GPUEST_OK;
+}
+
+gpuest_err tr_add_inst(tr_trace_t *t, tr_kernel_t *k, uint32_t cta, uint32_t warp, const gpuest_inst_t *in,
+                       gpuest_error_t *err)
+{
+    tr_warp_t *w = &k->warps[(size_t)cta * k->l.warps_per_cta + warp];
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        tr_inst_t *p = realloc(w->insts, cap * sizeof *p);
+        if (!p)
+            return gpuest_fail(err, GPUEST_ENOMEM, "trace: out of memory");
+        w->insts = p;
+        w->cap = cap;
+    }
+    tr_inst_t *ti = &w->insts[w->n++];
+    ti->kind = (uint8_t)in->kind;
+    ti->lat = (uint8_t)in->lat;
+    ti->op = (uint8_t)in->op;
+    ti->size = (uint8_t)in->size;
+    ti->pc = in->pc;
+    ti->mask = in->active_mask;
+    ti->addr_off = t->naddr;
+    if (in->kind != GPUEST_INST_MEM)
+        return GPUEST_OK;
+    for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++) {
+        if (!(in->active_mask >> lane & 1))
+            continue;
+        if (t->naddr == t->capaddr) {
+            size_t cap = t->capaddr ? t->capaddr * 2 : 1024;
+            uint64_t *a = realloc(t->addr, cap * sizeof *a);
+            if (!a)
+                return gpuest_fail(err, GPUEST_ENOMEM, "trace: out of memory");
+            t->addr = a;
+            t->capaddr = cap;
+        }
+        t->addr[t->naddr++] = in->addr[lane];
+    }
+    return GPUEST_OK;
+}
+
+/* ------------------------------------------------------------ replay ops */
+
+static gpuest_err tr_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest_rng_t *rng, void **ctx,
+                            gpuest_error_t *err)
+{
+    (void)img, (void)scale, (void)rng, (void)ctx;
+    return gpuest_fail(err, GPUEST_EUNSUPPORTED, "traces are opened with gpuest_workload_open_*");
+}
+
+static void tr_destroy(void *ctx) { tr_free(ctx); }
+
+static gpuest_err tr_next_launch(void *ctx, gpuest_memimg_t *img, gpuest_launch_t *l, int *done,
+                                 gpuest_error_t *err)
+{
+    (void)img, (void)err;
+    tr_trace_t *t = ctx;
+    if (t->next >= t->nk) {
+        *done = 1;
+        return GPUEST_OK;
+    }
+    *l = t->k[t->next].l;
+    return GPUEST_OK;
+}
+
+static gpuest_err tr_end_launch(void *ctx, gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_error_t *err)
+{
+    (void)img, (void)l, (void)err;
+    ((tr_trace_t *)ctx)->next++;
+    return GPUEST_OK;
+}
+
+static void tr_warp_init(void *ctx, const gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_warp_t *w)
+{
+    (void)ctx, (void)img, (void)l;
+    w->v[0] = 0;   /* next stored instruction */
+}
+
+static gpuest_err tr_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_warp_t *w,
+                          gpuest_error_t *err)
+{
+    (void)img, (void)err;
+    tr_trace_t *t = ctx;
+    const tr_kernel_t *k = &t->k[t->next];
+    const tr_warp_t *tw = &k->warps[(size_t)w->cta * l->warps_per_cta + w->warp];
+    size_t i = (size_t)w->v[0];
+    while (i < tw->n && w->n < GEN_BUF) {
+        const tr_inst_t *ti = &tw->insts[i++];
+        gpuest_inst_t *in = &w->buf[w->n++];
+        in->kind = (gpuest_inst_kind_t)ti->kind;
+        in->lat = (gpuest_lat_class_t)ti->lat;
+        in->op = (gpuest_mem_op_t)ti->op;
+        in->size = ti->size;
+        in->pc = ti->pc;
+        in->active_mask = ti->mask;
+        if (ti->kind == GPUEST_INST_MEM) {
+            const uint64_t *a = &t->addr[ti->addr_off];
+            for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++)
+                in->addr[lane] = (ti->mask >> lane & 1) ? *a++ : 0;
+        }
+    }
+    w->v[0] = (int64_t)i;
+    if (i >= tw->n)
+        w->finished = 1;
+    return GPUEST_OK;
+}
+
+const gpuest_gen_ops_t gpuest_trace_ops = {tr_create, tr_destroy, tr_next_launch, tr_end_launch, tr_warp_init,
+                                           tr_fill};

@@ -1,0 +1,225 @@
+/* workload.c: the workload object: launch protocol, lazy warp streams, scale names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload_int.h"
+
+struct gpuest_workload_s {
+    char name[GPUEST_WL_NAME_MAX];
+    const gpuest_generator_t *gen;   /* NULL for traces */
+    const gpuest_gen_ops_t *ops;
+    void *ctx;
+    gpuest_memimg_t *img;
+    char warning[256];
+    gpuest_launch_t launch;          /* current launch */
+    int in_launch;
+    int done;
+    uint32_t launches;               /* launches begun */
+    int open_warps;
+    gpuest_warp_t *free_warps;       /* recycled warp objects, linked through ->wl */
+};
+
+static const char *const scale_names[] = {"tiny", "small", "default"};
+
+const char *gpuest_scale_name(gpuest_scale_t s) { return (unsigned)s < 3 ? scale_names[s] : "?"; }
+
+gpuest_err gpuest_scale_parse(const char *s, gpuest_scale_t *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, scale_names[i]) == 0) {
+            *out = (gpuest_scale_t)i;
+            return GPUEST_OK;
+        }
+    return GPUEST_EPARSE;
+}
+
+const char *gpuest_mem_op_name(gpuest_mem_op_t op)
+{
+    return op == GPUEST_MEM_LOAD ? "load" : op == GPUEST_MEM_STORE ? "store" : op == GPUEST_MEM_ATOMIC ? "atomic" : "?";
+}
+
+gpuest_err wl_create_from_ops(const char *name, const gpuest_generator_t *gen, const gpuest_gen_ops_t *ops,
+                              gpuest_memimg_t *img, void *ctx, gpuest_workload_t **out, gpuest_error_t *err)
+{
+    gpuest_workload_t *wl = calloc(1, sizeof *wl);
+    if (!wl) {
+        ops->destroy(ctx);
+        gpuest_memimg_destroy(img);
+        return gpuest_fail(err, GPUEST_ENOMEM, "workload: out of memory");
+    }
+    snprintf(wl->name, sizeof wl->name, "%s", name);
+    wl->gen = gen;
+    wl->ops = ops;
+    wl->ctx = ctx;
+    wl->img = img;
+    *out = wl;
+    return GPUEST_OK;
+}
+
+void wl_set_warning(gpuest_workload_t *wl, const char *text)
+{
+    snprintf(wl->warning, sizeof wl->warning, "%s", text);
+}
+
+gpuest_err gpuest_workload_create(const char *name, gpuest_scale_t scale, uint64_t seed, gpuest_workload_t **out,
+                                  gpuest_error_t *err)
+{
+    const gpuest_generator_t *gen = gpuest_generator_find(name);
+    if (!gen) {
+        char list[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; gpuest_generators[i] && used + 32 < sizeof list; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                                     gpuest_generators[i]->name);
+        return gpuest_fail(err, GPUEST_ENOKEY, "unknown workload '%s' (expected one of: %s)", name, list);
+    }
+    gpuest_memimg_t *img = NULL;
+    gpuest_rng_t *rng = NULL;
+    void *ctx = NULL;
+    GPUEST_TRY(gpuest_memimg_create(&img, err));
+    gpuest_err rc = gpuest_rng_create(seed, &rng);
+    if (rc != GPUEST_OK) {
+        gpuest_memimg_destroy(img);
+        return gpuest_fail(err, rc, "workload %s: cannot create the random generator", name);
+    }
+    rc = gen->ops->create(img, scale, rng, &ctx, err);
+    gpuest_rng_destroy(rng);
+    if (rc != GPUEST_OK) {
+        if (ctx)
+            gen->ops->destroy(ctx);
+        gpuest_memimg_destroy(img);
+        return rc;
+    }
+    return wl_create_from_ops(name, gen, gen->ops, img, ctx, out, err);
+}
+
+void gpuest_workload_destroy(gpuest_workload_t *wl)
+{
+    if (!wl)
+        return;
+    while (wl->free_warps) {
+        gpuest_warp_t *w = wl->free_warps;
+        wl->free_warps = (gpuest_warp_t *)(void *)w->wl;
+        free(w);
+    }
+    if (wl->ops)
+        wl->ops->destroy(wl->ctx);
+    gpuest_memimg_destroy(wl->img);
+    free(wl);
+}
+
+const char *gpuest_workload_name(const gpuest_workload_t *wl) { return wl->name; }
+const gpuest_generator_t *gpuest_workload_generator(const gpuest_workload_t *wl) { return wl->gen; }
+gpuest_memimg_t *gpuest_workload_image(gpuest_workload_t *wl) { return wl->img; }
+const char *gpuest_workload_warning(const gpuest_workload_t *wl) { return wl->warning[0] ? wl->warning : NULL; }
+
+gpuest_err gpuest_workload_end_launch(gpuest_workload_t *wl, gpuest_error_t *err)
+{
+    if (!wl->in_launch)
+        return GPUEST_OK;
+    if (wl->open_warps > 0)
+        return gpuest_fail(err, GPUEST_EINVAL, "workload %s: launch %u ended with %d warps still open", wl->name,
+                           wl->launch.index, wl->open_warps);
+    wl->in_launch = 0;
+    return wl->ops->end_launch(wl->ctx, wl->img, &wl->launch, err);
+}
+
+gpuest_err gpuest_workload_next_launch(gpuest_workload_t *wl, gpuest_launch_t *launch, int *done,
+                                       gpuest_error_t *err)
+{
+    GPUEST_TRY(gpuest_workload_end_launch(wl, err));
+    *done = 0;
+    if (wl->done) {
+        *done = 1;
+        return GPUEST_OK;
+    }
+    gpuest_launch_t l;
+    memset(&l, 0, sizeof l);
+    int fin = 0;
+    GPUEST_TRY(wl->ops->next_launch(wl->ctx, wl->img, &l, &fin, err));
+    if (fin) {
+        wl->done = 1;
+        *done = 1;
+        return GPUEST_OK;
+    }
+    for (int d = 0; d < 3; d++)
+        if (l.grid[d] == 0 || l.block[d] == 0)
+            return gpuest_fail(err, GPUEST_EINVAL, "workload %s: kernel %s has an empty grid or block", wl->name,
+                               l.name);
+    l.index = wl->launches++;
+    l.num_ctas = l.grid[0] * l.grid[1] * l.grid[2];
+    l.threads_per_cta = l.block[0] * l.block[1] * l.block[2];
+    l.warps_per_cta = (l.threads_per_cta + GPUEST_WARP_SIZE - 1) / GPUEST_WARP_SIZE;
+    l.regs_per_cta = l.regs_per_thread * l.threads_per_cta;
+    wl->launch = l;
+    wl->in_launch = 1;
+    *launch = l;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_warp_open(gpuest_workload_t *wl, uint32_t cta, uint32_t warp, gpuest_warp_t **out,
+                            gpuest_error_t *err)
+{
+    const gpuest_launch_t *l = &wl->launch;
+    if (!wl->in_launch)
+        return gpuest_fail(err, GPUEST_EINVAL, "workload %s: warp opened outside a launch", wl->name);
+    if (cta >= l->num_ctas || warp >= l->warps_per_cta)
+        return gpuest_fail(err, GPUEST_ERANGE, "workload %s kernel %s: warp %u of CTA %u does not exist (%u CTAs, %u warps each)",
+                           wl->name, l->name, warp, cta, l->num_ctas, l->warps_per_cta);
+    gpuest_warp_t *w = wl->free_warps;
+    if (w) {
+        wl->free_warps = (gpuest_warp_t *)(void *)w->wl;
+    } else {
+        w = malloc(sizeof *w);
+        if (!w)
+            return gpuest_fail(err, GPUEST_ENOMEM, "workload %s: out of memory for a warp", wl->name);
+    }
+    /* Clear the header only: buf is written before it is read. */
+    memset(w, 0, offsetof(gpuest_warp_t, buf));
+    w->wl = wl;
+    w->cta = cta;
+    w->warp = warp;
+    w->ctaid[0] = cta % l->grid[0];
+    w->ctaid[1] = (cta / l->grid[0]) % l->grid[1];
+    w->ctaid[2] = cta / (l->grid[0] * l->grid[1]);
+    w->tid0 = warp * GPUEST_WARP_SIZE;
+    uint32_t left = l->threads_per_cta - w->tid0;
+    w->live = left >= GPUEST_WARP_SIZE ? 0xffffffffu : ((1u << left) - 1u);
+    wl->ops->warp_init(wl->ctx, wl->img, l, w);
+    wl->open_warps++;
+    *out = w;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_t *err)
+{
+    while (w->pos >= w->n) {
+        if (w->finished) {
+            inst->kind = GPUEST_INST_END;
+            inst->active_mask = 0;
+            return GPUEST_OK;
+        }
+        w->n = w->pos = 0;
+        gpuest_workload_t *wl = w->wl;
+        GPUEST_TRY(wl->ops->fill(wl->ctx, wl->img, &wl->launch, w, err));
+        if (w->n == 0 && !w->finished)
+            return gpuest_fail(err, GPUEST_EINVAL, "workload %s: generator produced no instruction", wl->name);
+    }
+    const gpuest_inst_t *src = &w->buf[w->pos++];
+    if (src->kind == GPUEST_INST_MEM) {
+        *inst = *src;
+    } else { /* skip the address array */
+        memcpy(inst, src, offsetof(gpuest_inst_t, addr));
+    }
+    return GPUEST_OK;
+}
+
+void gpuest_warp_close(gpuest_warp_t *w)
+{
+    if (!w)
+        return;
+    gpuest_workload_t *wl = w->wl;
+    wl->open_warps--;
+    w->wl = (gpuest_workload_t *)(void *)wl->free_warps;
+    wl->free_warps = w;
+}

@@ -1,0 +1,65 @@
+/* wl_testutil.c: runs workloads for the tests. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+
+#include "wl_testutil.h"
+
+int wlt_run(gpuest_workload_t *wl, wlt_launch_cb lcb, wlt_inst_cb icb, void *ctx)
+{
+    gpuest_error_t err;
+    int launches = 0;
+    for (;;) {
+        gpuest_launch_t l;
+        int done = 0;
+        if (gpuest_workload_next_launch(wl, &l, &done, &err) != GPUEST_OK) {
+            fprintf(stderr, "next_launch: %s\n", err.msg);
+            return -1;
+        }
+        if (done)
+            return launches;
+        launches++;
+        if (lcb)
+            lcb(ctx, &l, wl, 0);
+        for (uint32_t c = 0; c < l.num_ctas; c++)
+            for (uint32_t w = 0; w < l.warps_per_cta; w++) {
+                gpuest_warp_t *wp;
+                if (gpuest_warp_open(wl, c, w, &wp, &err) != GPUEST_OK) {
+                    fprintf(stderr, "warp_open: %s\n", err.msg);
+                    return -1;
+                }
+                gpuest_inst_t inst;
+                for (;;) {
+                    if (gpuest_warp_next(wp, &inst, &err) != GPUEST_OK) {
+                        fprintf(stderr, "warp_next: %s\n", err.msg);
+                        gpuest_warp_close(wp);
+                        return -1;
+                    }
+                    if (inst.kind == GPUEST_INST_END)
+                        break;
+                    if (icb && icb(ctx, &l, c, w, &inst) != 0)
+                        break;
+                }
+                gpuest_warp_close(wp);
+            }
+        if (gpuest_workload_end_launch(wl, &err) != GPUEST_OK) {
+            fprintf(stderr, "end_launch: %s\n", err.msg);
+            return -1;
+        }
+        if (lcb)
+            lcb(ctx, &l, wl, 1);
+    }
+}
+
+gpuest_workload_t *wlt_create(const char *name, uint64_t seed)
+{
+    gpuest_workload_t *wl = NULL;
+    gpuest_error_t err;
+    gpuest_err rc = gpuest_workload_create(name, GPUEST_SCALE_TINY, seed, &wl, &err);
+    if (rc != GPUEST_OK)
+        fprintf(stderr, "create %s: %s\n", name, err.msg);
+    assert_int_equal(rc, GPUEST_OK);
+    return wl;
+}
