@@ -8,6 +8,17 @@
 
 /* ------------------------------------------------------------ writer */
 
+/* Plain fields are written as they are; libcsv quotes the others (separators,
+ * quotes, line breaks, or blanks at either end that a reader could trim). */
+static int needs_quotes(const char *f, size_t len)
+{
+    if (len == 0)
+        return 0;
+    if (f[0] == ' ' || f[0] == '\t' || f[len - 1] == ' ' || f[len - 1] == '\t')
+        return 1;
+    return strpbrk(f, ",\"\r\n") != NULL;
+}
+
 gpuest_err gpuest_csv_writer_open(gpuest_csv_writer_t *w, const char *path, const char *const *header, size_t columns,
                                   gpuest_error_t *err)
 {
@@ -26,8 +37,13 @@ gpuest_err gpuest_csv_write_row(gpuest_csv_writer_t *w, const char *const *field
         if (i > 0)
             fputc(',', w->out.fp);
         const char *f = fields[i] ? fields[i] : "";
-        if (csv_fwrite(w->out.fp, f, strlen(f)) != 0)
+        size_t len = strlen(f);
+        if (needs_quotes(f, len)) {
+            if (csv_fwrite(w->out.fp, f, len) != 0)
+                w->failed = 1;
+        } else if (len > 0 && fwrite(f, 1, len, w->out.fp) != len) {
             w->failed = 1;
+        }
     }
     fputc('\n', w->out.fp);
     if (w->failed || ferror(w->out.fp))
