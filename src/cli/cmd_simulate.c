@@ -1,12 +1,306 @@
-/* cmd_simulate.c: the 'simulate' subcommand (placeholder until its issue #6 lands). */
+/* cmd_simulate.c: 'gpuest simulate': the detailed cycle-level simulation of a workload on a machine. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "cli.h"
 #include "commands.h"
+#include "sim/sim.h"
+#include "workload/workload.h"
+
+static void simulate_help(FILE *out)
+{
+    fprintf(out,
+            "usage: gpuest simulate (--workload NAME [--scale S] [--seed N] | --trace DIR |\n"
+            "                        --csv-trace FILE [--image FILE]) [machine] [options]\n\n"
+            "Runs the cycle-level simulator (SMs, L1D, NoC, MCs with L2 and DRAM) and prints per\n"
+            "kernel and in total: cycles, warp instructions, IPC (thread instructions per core cycle),\n"
+            "L1 miss rate, AMAT, the L1 miss penalty split into request / memory / reply latency\n"
+            "(core cycles), the MC stall ratio, request and reply flits, and the inter-core locality\n"
+            "ratio at a 960-cycle window. At exit it prints the simulation rate.\n\n"
+            "machine:\n" CLI_CONFIG_HELP "\n"
+            "options:\n"
+            "  --workload NAME        a generator (see 'gpuest workload list')\n"
+            "  --trace DIR            an Accel-Sim trace folder\n"
+            "  --csv-trace FILE       a native CSV trace; --image FILE gives its memory image\n"
+            "  --scale S              tiny, small (default) or default\n"
+            "  --seed N               input seed (default 1)\n"
+            "  --max-cycles N         stop after N core cycles (0: no limit)\n"
+            "  --max-instructions N   stop after N warp instructions (0: no limit)\n"
+            "  --watchdog N           core cycles without progress before reporting a deadlock (200000)\n"
+            "  --csv FILE             one row per kernel and a 'total' row, all statistics\n"
+            "  --samples FILE         per-SM time series (available warps, cycles per schedule) as CSV\n"
+            "  --links FILE           per-link flits and utilization as CSV\n");
+}
+
+typedef struct {
+    const char *workload, *trace, *csv_trace, *image, *csv, *samples, *links;
+    gpuest_scale_t scale;
+    unsigned long long seed, max_cycles, max_insts, watchdog;
+    cli_config_t mc;
+} sim_args_t;
+
+static int parse_args(sim_args_t *o, int argc, char **argv)
+{
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, "simulate");
+    while (cli_args_next(&a)) {
+        const char *v;
+        if (!a.name)
+            return cli_usage_error(a.cmd, "unexpected argument '%s'", a.value);
+        int c = cli_config_option(&o->mc, &a);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
+        if (cli_args_is(&a, "help")) {
+            simulate_help(stdout);
+            return -1;
+        }
+        const char **str = cli_args_is(&a, "workload")    ? &o->workload
+                            : cli_args_is(&a, "trace")     ? &o->trace
+                            : cli_args_is(&a, "csv-trace") ? &o->csv_trace
+                            : cli_args_is(&a, "image")     ? &o->image
+                            : cli_args_is(&a, "csv")       ? &o->csv
+                            : cli_args_is(&a, "samples")   ? &o->samples
+                            : cli_args_is(&a, "links")     ? &o->links
+                                                           : NULL;
+        unsigned long long *num = cli_args_is(&a, "seed")               ? &o->seed
+                                  : cli_args_is(&a, "max-cycles")       ? &o->max_cycles
+                                  : cli_args_is(&a, "max-instructions") ? &o->max_insts
+                                  : cli_args_is(&a, "watchdog")         ? &o->watchdog
+                                                                        : NULL;
+        if (str) {
+            if (!(*str = cli_args_value(&a)))
+                return 2;
+        } else if (num) {
+            if (!(v = cli_args_value(&a)) || cli_parse_u64(a.cmd, a.name, v, num) != 0)
+                return 2;
+        } else if (cli_args_is(&a, "scale")) {
+            if (!(v = cli_args_value(&a)))
+                return 2;
+            if (gpuest_scale_parse(v, &o->scale) != GPUEST_OK)
+                return cli_usage_error(a.cmd, "--scale: expected tiny, small or default, got '%s'", v);
+        } else {
+            return cli_usage_error(a.cmd, "unknown option --%s (try --help)", a.name);
+        }
+    }
+    int sources = (o->workload != NULL) + (o->trace != NULL) + (o->csv_trace != NULL);
+    if (sources != 1)
+        return cli_usage_error(a.cmd, "give exactly one of --workload, --trace, --csv-trace");
+    if (o->image && !o->csv_trace)
+        return cli_usage_error(a.cmd, "--image goes with --csv-trace");
+    return cli_config_finish(&o->mc, a.cmd);
+}
+
+/* ------------------------------------------------------------ tables */
+static const char *const csv_header[] = {
+    "workload", "preset", "kernel", "cycles", "warp_instructions", "ipc", "l1_miss_rate", "amat", "req_latency",
+    "mem_latency", "reply_latency", "mc_stall_ratio", "request_flits", "reply_flits", "intercore_locality_960",
+    /* further columns */
+    "launch", "partial", "thread_instructions", "warp_ipc", "miss_latency", "l1_accesses", "l1_hits", "l1_misses",
+    "l1_mshr_merges", "l1_mshr_stalls", "l1_missq_stalls", "read_requests", "write_requests", "l2_accesses",
+    "l2_hits", "l2_misses", "dram_reads", "dram_writes", "dram_row_hits", "request_packets", "reply_packets",
+    "request_net_latency", "reply_net_latency", "link_util_mean", "link_util_max", "intercore_locality_120",
+    "intercore_locality_240", "intercore_locality_480", "intercore_locality_1920", "avail_warps",
+    "cycles_per_schedule", "latency_tolerance"};
+#define CSV_COLS (sizeof csv_header / sizeof csv_header[0])
+
+static const char *const show_header[] = {"kernel", "cycles",  "winst",   "ipc",   "l1_miss", "amat",  "req",
+                                          "mem",    "reply",   "stall",   "req_fl", "rep_fl", "loc960"};
+#define SHOW_COLS (sizeof show_header / sizeof show_header[0])
+
+typedef struct {
+    char buf[CSV_COLS][48];
+    const char *cells[CSV_COLS];
+    size_t n;
+} row_t;
+
+static void cell(row_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cell(row_t *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->buf[r->n], sizeof r->buf[r->n], fmt, ap);
+    va_end(ap);
+    r->cells[r->n] = r->buf[r->n];
+    r->n++;
+}
+
+#define U(x) ((unsigned long long)(x))
+
+static void csv_row(cli_table_t *t, const char *wl, const char *preset, const gpuest_sim_stats_t *s)
+{
+    row_t r = {.n = 0};
+    cell(&r, "%s", wl);
+    cell(&r, "%s", preset);
+    cell(&r, "%s", s->kernel);
+    cell(&r, "%llu", U(s->cycles));
+    cell(&r, "%llu", U(s->warp_instructions));
+    cell(&r, "%.4f", s->ipc);
+    cell(&r, "%.4f", s->l1_miss_rate);
+    cell(&r, "%.2f", s->amat);
+    cell(&r, "%.2f", s->req_latency);
+    cell(&r, "%.2f", s->mem_latency);
+    cell(&r, "%.2f", s->reply_latency);
+    cell(&r, "%.4f", s->mc_stall_ratio);
+    cell(&r, "%llu", U(s->flits[0]));
+    cell(&r, "%llu", U(s->flits[1]));
+    cell(&r, "%.4f", s->intercore_locality[3]);
+    cell(&r, "%d", s->launch);
+    cell(&r, "%d", s->partial);
+    cell(&r, "%llu", U(s->thread_instructions));
+    cell(&r, "%.4f", s->warp_ipc);
+    cell(&r, "%.2f", s->miss_latency);
+    cell(&r, "%llu", U(s->l1_accesses));
+    cell(&r, "%llu", U(s->l1_hits));
+    cell(&r, "%llu", U(s->l1_misses));
+    cell(&r, "%llu", U(s->l1_mshr_merges));
+    cell(&r, "%llu", U(s->l1_mshr_stalls));
+    cell(&r, "%llu", U(s->l1_missq_stalls));
+    cell(&r, "%llu", U(s->read_requests));
+    cell(&r, "%llu", U(s->write_requests));
+    cell(&r, "%llu", U(s->l2_accesses));
+    cell(&r, "%llu", U(s->l2_hits));
+    cell(&r, "%llu", U(s->l2_misses));
+    cell(&r, "%llu", U(s->dram_reads));
+    cell(&r, "%llu", U(s->dram_writes));
+    cell(&r, "%llu", U(s->dram_row_hits));
+    cell(&r, "%llu", U(s->packets[0]));
+    cell(&r, "%llu", U(s->packets[1]));
+    cell(&r, "%.2f", s->net_latency[0]);
+    cell(&r, "%.2f", s->net_latency[1]);
+    cell(&r, "%.4f", s->link_util_mean);
+    cell(&r, "%.4f", s->link_util_max);
+    cell(&r, "%.4f", s->intercore_locality[0]);
+    cell(&r, "%.4f", s->intercore_locality[1]);
+    cell(&r, "%.4f", s->intercore_locality[2]);
+    cell(&r, "%.4f", s->intercore_locality[4]);
+    cell(&r, "%.3f", s->avail_warps);
+    cell(&r, "%.3f", s->cycles_per_schedule);
+    cell(&r, "%.3f", s->latency_tolerance);
+    cli_table_add(t, r.cells);
+}
+
+static void show_row(cli_table_t *t, const gpuest_sim_stats_t *s)
+{
+    cli_table_addf(t, "%s%s\t%llu\t%llu\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t%llu\t%llu\t%.3f", s->kernel,
+                   s->partial ? "*" : "", U(s->cycles), U(s->warp_instructions), s->ipc, s->l1_miss_rate, s->amat,
+                   s->req_latency, s->mem_latency, s->reply_latency, s->mc_stall_ratio, U(s->flits[0]),
+                   U(s->flits[1]), s->intercore_locality[3]);
+}
+
+static int write_samples(const gpuest_sim_result_t *r, const char *path)
+{
+    static const char *const h[] = {"cycle", "kernel", "sm", "avail_warps", "cycles_per_schedule"};
+    cli_table_t t;
+    if (cli_table_init(&t, h, 5) != 0)
+        return 1;
+    for (size_t i = 0; i < r->num_samples; i++) {
+        const gpuest_sim_sample_t *s = &r->samples[i];
+        cli_table_addf(&t, "%llu\t%d\t%d\t%.4f\t%.4f", U(s->cycle), s->kernel, s->sm, s->avail_warps,
+                       s->cycles_per_schedule);
+    }
+    int rc = cli_table_write_csv(&t, path, "simulate");
+    cli_table_free(&t);
+    return rc;
+}
+
+static int write_links(const gpuest_sim_result_t *r, const char *path)
+{
+    static const char *const h[] = {"net", "src_node", "dst_node", "kind", "flits", "utilization"};
+    cli_table_t t;
+    if (cli_table_init(&t, h, 6) != 0)
+        return 1;
+    static const char *const kinds[] = {"router", "inject", "eject"};
+    for (size_t i = 0; i < r->num_links; i++) {
+        const gpuest_sim_link_t *l = &r->links[i];
+        cli_table_addf(&t, "%d\t%d\t%d\t%s\t%llu\t%.5f", l->net, l->src_node, l->dst_node,
+                       (unsigned)l->kind < 3 ? kinds[l->kind] : "?", U(l->flits), l->utilization);
+    }
+    int rc = cli_table_write_csv(&t, path, "simulate");
+    cli_table_free(&t);
+    return rc;
+}
+
+static int report(const sim_args_t *o, const char *wl_name, const gpuest_sim_result_t *r)
+{
+    cli_table_t show, csv;
+    if (cli_table_init(&show, show_header, SHOW_COLS) != 0 || cli_table_init(&csv, csv_header, CSV_COLS) != 0)
+        return 1;
+    for (size_t k = 0; k < r->num_kernels; k++) {
+        show_row(&show, &r->kernels[k]);
+        csv_row(&csv, wl_name, o->mc.cfg.name, &r->kernels[k]);
+    }
+    show_row(&show, &r->total);
+    csv_row(&csv, wl_name, o->mc.cfg.name, &r->total);
+    printf("workload %s on %s (latencies in core cycles%s)\n", wl_name, o->mc.cfg.name,
+           r->stopped_by_limit ? "; * = cut short by a limit" : "");
+    cli_table_print(&show, stdout);
+    int rc = 0;
+    if (o->csv)
+        rc = cli_table_write_csv(&csv, o->csv, "simulate");
+    if (rc == 0 && o->samples)
+        rc = write_samples(r, o->samples);
+    if (rc == 0 && o->links)
+        rc = write_links(r, o->links);
+    cli_table_free(&show);
+    cli_table_free(&csv);
+    double w = r->wall_seconds > 1e-9 ? r->wall_seconds : 1e-9;
+    unsigned long long secs = (unsigned long long)r->wall_seconds;
+    printf("gpgpu_simulation_time = %llu days, %llu hrs, %llu min, %llu sec (%.3f sec)\n", secs / 86400,
+           secs / 3600 % 24, secs / 60 % 60, secs % 60, r->wall_seconds);
+    printf("gpgpu_simulation_rate = %.0f (inst/sec)\n", (double)r->total.warp_instructions / w);
+    printf("gpgpu_simulation_rate = %.0f (cycle/sec)\n", (double)r->total.cycles / w);
+    return rc;
+}
+
+static gpuest_err open_source(const sim_args_t *o, gpuest_workload_t **wl, gpuest_error_t *err)
+{
+    if (o->trace)
+        return gpuest_workload_open_accelsim(o->trace, wl, err);
+    if (o->csv_trace)
+        return gpuest_workload_open_csv(o->csv_trace, o->image, wl, err);
+    return gpuest_workload_create(o->workload, o->scale, o->seed, wl, err);
+}
 
 int cli_cmd_simulate(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gpuest simulate: not yet available in this version\n");
-    return 1;
+    sim_args_t o;
+    memset(&o, 0, sizeof o);
+    o.scale = GPUEST_SCALE_SMALL;
+    o.seed = 1;
+    o.watchdog = 200000;
+    cli_config_init(&o.mc, "mesh56");
+    int prc = parse_args(&o, argc, argv);
+    if (prc < 0)
+        return 0;
+    if (prc > 0)
+        return prc;
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    gpuest_workload_t *wl = NULL;
+    gpuest_err rc = open_source(&o, &wl, &err);
+    if (rc != GPUEST_OK)
+        return cli_report("simulate", rc, &err);
+    if (gpuest_workload_warning(wl))
+        fprintf(stderr, "gpuest simulate: warning: %s\n", gpuest_workload_warning(wl));
+    gpuest_sim_source_t src;
+    gpuest_sim_source_workload(&src, wl);
+    gpuest_sim_opts_t so;
+    gpuest_sim_opts_default(&so);
+    so.max_cycles = o.max_cycles;
+    so.max_instructions = o.max_insts;
+    so.watchdog_cycles = o.watchdog;
+    so.progress = cli_progress("simulate", 0);
+    if (so.progress)
+        gpuest_progress_set_unit(so.progress, "cycles");
+    gpuest_sim_result_t r;
+    rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
+    gpuest_progress_finish(so.progress);
+    int code = rc != GPUEST_OK ? cli_report("simulate", rc, &err) : report(&o, gpuest_workload_name(wl), &r);
+    gpuest_sim_result_free(&r);
+    gpuest_workload_destroy(wl);
+    return code;
 }

@@ -1,0 +1,146 @@
+/* l1.c: the L1 data cache of an SM: sectored 128-byte lines, LRU, MSHR merging, write-evict, miss queue. */
+#include "sim_int.h"
+
+static sim_time_t hit_time(sim_gpu_t *g, sim_sm_t *sm, uint64_t line)
+{
+    sim_time_t t = g->l1_hit_fs;
+    if (g->opts->hooks.l1_hit_extra)
+        t += (sim_time_t)g->opts->hooks.l1_hit_extra(g->opts->hooks.ctx, sm->id, line) * g->period[GPUEST_CLK_CORE];
+    return t;
+}
+
+static int missq_full(const sim_gpu_t *g, const sim_sm_t *sm)
+{
+    return (int)sm->missq.len >= g->cfg->l1.miss_queue;
+}
+
+/* A new request record headed for the miss queue. */
+static int32_t new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op)
+{
+    int32_t i = sim_pool_alloc(&g->pool);
+    if (i < 0)
+        return -1;
+    sim_req_t *q = &g->pool.r[i];
+    q->line = r->line;
+    q->sectors = r->sectors;
+    q->op = (uint8_t)op;
+    q->sm = (int16_t)sm->id;
+    q->mc = (int16_t)gpuest_config_mc_of_address(g->cfg, r->line);
+    q->warp = warp;
+    q->t_access = g->now;
+    return i;
+}
+
+static int enqueue_miss(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
+{
+    sim_req_t *q = &g->pool.r[i];
+    q->state = RQ_MISSQ;
+    q->t_created = g->now;
+    if (g->opts->hooks.l1_miss) {
+        gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+        g->opts->hooks.l1_miss(g->opts->hooks.ctx, &info, sim_core_cycle(g));
+    }
+    return sim_fifo_push(&sm->missq, i);
+}
+
+sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op)
+{
+    sim_warp_t *w = &sm->warps[warp];
+    if (op == GPUEST_MEM_ATOMIC) { /* performed at the L2: bypass, evict a stale copy */
+        if (missq_full(g, sm))
+            return L1_STALL_MISSQ;
+        sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 0);
+        if (way)
+            way->valid = 0;
+        int32_t i = new_request(g, sm, warp, r, op);
+        if (i < 0 || enqueue_miss(g, sm, i) != 0)
+            return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MISSQ);
+        g->ctr.v[SC_atomic_reqs]++;
+        g->ctr.v[SC_write_reqs]++;
+        return L1_MISS_SENT;
+    }
+    sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
+    if (way && (way->valid & r->sectors) == r->sectors) {
+        sim_time_t done = g->now + hit_time(g, sm, r->line);
+        if (done > w->hit_done)
+            w->hit_done = done;
+        w->pending_loads--;
+        w->load_hits++;
+        g->ctr.v[SC_l1_accesses]++;
+        g->ctr.v[SC_l1_hits]++;
+        g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
+        g->ctr.v[SC_amat_n]++;
+        return L1_HIT;
+    }
+    int e = sim_mshr_find(&sm->mshr, r->line);
+    if (e >= 0) {
+        if (sm->mshr.e[e].count >= sm->mshr.merge)
+            return L1_STALL_MSHR;
+        int32_t i = new_request(g, sm, warp, r, op);
+        if (i < 0)
+            return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
+        g->pool.r[i].state = RQ_MERGED;
+        sim_mshr_add(&sm->mshr, e, &g->pool, i);
+        g->ctr.v[SC_l1_accesses]++;
+        g->ctr.v[SC_l1_misses]++;
+        g->ctr.v[SC_l1_merges]++;
+        return L1_MISS_MERGED;
+    }
+    if (sm->mshr.used == sm->mshr.entries)
+        return L1_STALL_MSHR;
+    if (missq_full(g, sm))
+        return L1_STALL_MISSQ;
+    int32_t i = new_request(g, sm, warp, r, op);
+    if (i < 0 || sim_mshr_alloc(&sm->mshr, r->line, &g->pool, i) < 0 || enqueue_miss(g, sm, i) != 0)
+        return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
+    g->ctr.v[SC_l1_accesses]++;
+    g->ctr.v[SC_l1_misses]++;
+    g->ctr.v[SC_read_reqs]++;
+    return L1_MISS_SENT;
+}
+
+int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op)
+{
+    if (missq_full(g, sm))
+        return -1;
+    sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 0);
+    if (way) /* write-evict */
+        way->valid = 0;
+    int32_t i = new_request(g, sm, warp, r, op);
+    if (i < 0 || enqueue_miss(g, sm, i) != 0) {
+        g->failed = 1;
+        return -1;
+    }
+    g->ctr.v[SC_store_reqs]++;
+    g->ctr.v[SC_write_reqs]++;
+    return 0;
+}
+
+/* The reply of primary request `req` arrived: fill the line and answer every
+ * request waiting on its MSHR entry (the primary included); records are freed. */
+void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
+{
+    sim_req_t *p = &g->pool.r[req];
+    uint8_t sectors = 0xF; /* a read reply carries the whole 128-byte line */
+    sim_way_t *way = sim_tags_find(&sm->l1, p->line, p->line, 1);
+    if (way)
+        way->valid |= sectors;
+    else
+        sim_tags_fill(&sm->l1, sim_tags_victim(&sm->l1, p->line), p->line, sectors);
+    sim_time_t ready = g->now + (sim_time_t)p->extra_core * g->period[GPUEST_CLK_CORE];
+    int e = sim_mshr_find(&sm->mshr, p->line);
+    int32_t i = e >= 0 ? sim_mshr_release(&sm->mshr, e) : req;
+    while (i >= 0) {
+        sim_req_t *q = &g->pool.r[i];
+        int32_t next = q->next;
+        sim_warp_t *w = &sm->warps[q->warp];
+        w->pending_loads--;
+        w->load_misses++;
+        if (ready > w->hit_done)
+            w->hit_done = ready;
+        g->ctr.v[SC_amat_fs] += (uint64_t)(ready - q->t_access);
+        g->ctr.v[SC_amat_n]++;
+        sim_pool_release(&g->pool, i);
+        i = next;
+    }
+}

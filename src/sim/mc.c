@@ -1,0 +1,161 @@
+/* mc.c: a memory-controller node: NI ejection -> MC request queue -> L2 pipeline -> L2 slice / DRAM -> MC reply queue -> NI.
+ *
+ * Runs on the L2 clock. Phase 1 (before the network step) injects replies, moves
+ * the L2 pipeline, DRAM returns and new requests; phase 2 (after the step)
+ * accepts one request from the NI. Memory latency runs from the request's
+ * acceptance to the reply's entry into the NI, so time in the MC reply queue is
+ * memory latency and reply latency is purely network-side. An MC stall is an L2 cycle in which the head
+ * of the reply queue is ready but the NI input (injection) queue is full
+ * (coalescing paper, 2.1). */
+#include "sim_int.h"
+
+gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_error_t *err)
+{
+    const gpuest_config_t *c = g->cfg;
+    memset(mc, 0, sizeof *mc);
+    mc->id = id;
+    mc->node = node;
+    mc->fill_pending = -1;
+    int lat = (int)((g->l2_hit_fs + g->period[GPUEST_CLK_L2] - 1) / g->period[GPUEST_CLK_L2]);
+    int banks = c->l2.banks_per_mc > 0 ? c->l2.banks_per_mc : 1;
+    mc->pipe_cap = (lat > 0 ? lat : 1) * banks;
+    GPUEST_TRY(sim_tags_init(&mc->l2, "l2", c->l2.size_per_mc_bytes, c->l2.line_bytes, c->l2.assoc, err));
+    GPUEST_TRY(sim_mshr_init(&mc->mshr, c->l2.mshrs, 64 * 1024, err)); /* merging bounded by the SMs' own MSHRs */
+    mc->mshr.l2 = 1;
+    return sim_dram_init(g, &mc->dram, err);
+}
+
+void sim_mc_free(sim_mc_t *mc)
+{
+    sim_fifo_free(&mc->reqq);
+    sim_fifo_free(&mc->replyq);
+    sim_tfifo_free(&mc->hitpipe);
+    sim_tfifo_free(&mc->topipe);
+    sim_tfifo_free(&mc->fills);
+    sim_tags_free(&mc->l2);
+    sim_mshr_free(&mc->mshr);
+    sim_dram_free(&mc->dram);
+}
+
+uint64_t sim_mc_local(const sim_gpu_t *g, uint64_t addr)
+{
+    uint64_t il = (uint64_t)g->cfg->mc.interleave_bytes, chunk = addr / il;
+    return (chunk / (uint64_t)g->nmc) * il + addr % il;
+}
+
+int sim_mc_reply_room(const sim_gpu_t *g, const sim_mc_t *mc)
+{
+    return (int)mc->replyq.len < g->cfg->mc.reply_queue;
+}
+
+int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
+{
+    sim_req_t *q = &g->pool.r[i];
+    q->t_reply = g->now;
+    q->t_inject_ok = g->now;
+    if (q->op == GPUEST_MEM_STORE) {
+        q->flits = g->write_ack_flits;
+    } else {
+        q->flits = g->read_reply_flits;
+        if (g->opts->hooks.mc_reply) {
+            gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+            int extra_l2 = 0, extra_core = 0, flits = q->flits;
+            g->opts->hooks.mc_reply(g->opts->hooks.ctx, &info, &flits, &extra_l2, &extra_core);
+            q->flits = flits >= 1 ? flits : 1;
+            q->t_inject_ok += (sim_time_t)(extra_l2 > 0 ? extra_l2 : 0) * g->period[GPUEST_CLK_L2];
+            q->extra_core = extra_core > 0 ? extra_core : 0;
+        }
+    }
+    return sim_fifo_push(&mc->replyq, i);
+}
+
+static void inject_reply(sim_gpu_t *g, sim_mc_t *mc)
+{
+    g->ctr.v[SC_mc_cycles]++;
+    if (mc->replyq.len == 0)
+        return;
+    int32_t i = sim_fifo_peek(&mc->replyq);
+    sim_req_t *q = &g->pool.r[i];
+    if (g->now < q->t_inject_ok)
+        return;
+    if (sim_inject(g, mc->node, g->sm[q->sm].node, GPUEST_NOC_REPLY, q->flits, i) != 0) {
+        g->ctr.v[SC_mc_stalls]++;
+        return;
+    }
+    sim_fifo_pop(&mc->replyq);
+    q->t_reply = g->now; /* the reply packet is created when it enters the NI (coalescing paper, Fig. 1a) */
+    q->state = RQ_REPLY_NET;
+    sim_progress(g);
+}
+
+gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
+{
+    (void)err;
+    while (sim_l2_fill_step(g, mc))
+        ;
+    /* L2 misses reach the DRAM queue after the fixed part of the DRAM latency */
+    while (mc->topipe.len > 0 && sim_tfifo_peek(&mc->topipe)->ready <= g->now) {
+        int32_t i = sim_tfifo_peek(&mc->topipe)->req;
+        if (sim_dram_push(g, mc, i, g->pool.r[i].line, 0) != 0)
+            return sim_oom(g, "DRAM queue");
+        sim_tfifo_pop(&mc->topipe);
+    }
+    /* tag lookups at the end of the L2 pipeline, one per bank */
+    int banks = g->cfg->l2.banks_per_mc > 0 ? g->cfg->l2.banks_per_mc : 1;
+    for (int b = 0; b < banks && mc->hitpipe.len > 0; b++) {
+        const sim_timed_t *h = sim_tfifo_peek(&mc->hitpipe);
+        if (h->ready > g->now || !sim_l2_access(g, mc, h->req))
+            break;
+        sim_tfifo_pop(&mc->hitpipe);
+        sim_progress(g);
+    }
+    /* request queue -> L2 pipeline; the move is the pipeline's first stage */
+    for (int b = 0; b < banks && mc->reqq.len > 0 && (int)mc->hitpipe.len < mc->pipe_cap; b++) {
+        int32_t i = sim_fifo_pop(&mc->reqq);
+        sim_time_t ready = g->now + g->l2_hit_fs - g->period[GPUEST_CLK_L2];
+        if (ready < g->now)
+            ready = g->now;
+        if (sim_tfifo_push(&mc->hitpipe, ready, i) != 0)
+            return sim_oom(g, "L2 pipeline");
+    }
+    inject_reply(g, mc); /* last, so a reply made this cycle leaves this cycle */
+    return g->failed ? sim_oom(g, "MC") : GPUEST_OK;
+}
+
+static gpuest_err track_locality(sim_gpu_t *g, const sim_req_t *q)
+{
+    g->ctr.v[SC_loc_reads]++;
+    for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++) {
+        sim_loc_expire(&g->loc[w], g->now);
+        if (sim_loc_access(&g->loc[w], q->line, q->sm, g->now) != 0)
+            return sim_oom(g, "locality table");
+    }
+    return GPUEST_OK;
+}
+
+gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
+{
+    if ((int)mc->reqq.len >= g->cfg->mc.request_queue)
+        return GPUEST_OK; /* back-pressure into the request network */
+    gpuest_noc_packet_t pkt;
+    if (!gpuest_noc_eject(g->noc, mc->node, &pkt))
+        return GPUEST_OK;
+    int32_t i = (int32_t)((intptr_t)pkt.payload - 1);
+    if (i < 0 || i >= g->pool.cap || g->pool.r[i].state != RQ_REQ_NET || g->pool.r[i].mc != mc->id)
+        return gpuest_fail(err, GPUEST_ECORRUPT, "MC %d received request %ld that is not travelling to it", mc->id,
+                           (long)i);
+    sim_req_t *q = &g->pool.r[i];
+    q->state = RQ_AT_MC;
+    q->t_accept = g->now;
+    sim_progress(g);
+    if (q->op == GPUEST_MEM_LOAD) {
+        GPUEST_TRY(track_locality(g, q));
+        if (g->opts->hooks.mc_accept) {
+            gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+            g->opts->hooks.mc_accept(g->opts->hooks.ctx, &info, g->ticks[GPUEST_CLK_L2]);
+        }
+    }
+    if (sim_fifo_push(&mc->reqq, i) != 0)
+        return sim_oom(g, "MC request queue");
+    return GPUEST_OK;
+}

@@ -1,0 +1,190 @@
+/* sim.h: the detailed, cycle-level GPU simulator (SMs, L1D, NoC, MC nodes with L2 and DRAM) and its statistics. */
+#ifndef GPUEST_SIM_H
+#define GPUEST_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"     /* gpuest_config_t: the machine */
+#include "core/core.h"         /* gpuest_err, gpuest_error_t, gpuest_progress_t */
+#include "workload/workload.h" /* gpuest_launch_t, gpuest_inst_t, gpuest_workload_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ instruction source
+ * The simulator pulls kernels and warp instruction streams through this table,
+ * so tests can drive it with hand-written streams. gpuest_sim_source_workload()
+ * adapts a gpuest_workload_t (generators and traces). The protocol is the one of
+ * workload.h: next_launch, warps opened / read / closed in any order, end_launch. */
+typedef struct {
+    void *ctx;
+    gpuest_err (*next_launch)(void *ctx, gpuest_launch_t *launch, int *done, gpuest_error_t *err);
+    gpuest_err (*end_launch)(void *ctx, gpuest_error_t *err);
+    gpuest_err (*warp_open)(void *ctx, uint32_t cta, uint32_t warp, void **warp_out, gpuest_error_t *err);
+    gpuest_err (*warp_next)(void *ctx, void *warp, gpuest_inst_t *inst, gpuest_error_t *err);
+    void (*warp_close)(void *ctx, void *warp);
+} gpuest_sim_source_t;
+
+void gpuest_sim_source_workload(gpuest_sim_source_t *src, gpuest_workload_t *wl);
+
+/* ================================================================ technique hooks
+ * Places where the traffic-reduction techniques of ARCHITECTURE.md plug in. Every
+ * pointer may be NULL (baseline behaviour). All are called from the simulator's
+ * single thread with hooks.ctx. Times are in the cycles of the named domain. */
+typedef struct {
+    uint64_t line;   /* 128-byte line address */
+    uint8_t sectors; /* sector mask the SM asked for */
+    int op;          /* gpuest_mem_op_t */
+    int sm;          /* requesting SM */
+    int mc;          /* serving MC */
+} gpuest_sim_req_info_t;
+
+typedef struct {
+    void *ctx;
+    /* MC network interface, before injection of a read reply (reply compression,
+     * data filtering): *flits holds the uncompressed size and may be lowered;
+     * *extra_l2_cycles (0 on entry) is added before injection (compressor latency)
+     * and *extra_core_cycles (0 on entry) at the SM NI (decompression). */
+    void (*mc_reply)(void *ctx, const gpuest_sim_req_info_t *req, int *flits, int *extra_l2_cycles,
+                     int *extra_core_cycles);
+    /* MC, a read request accepted from the network, before the L2 (coalescing
+     * unit, data-filter table): observation only for now (see docs/sim.md). */
+    void (*mc_accept)(void *ctx, const gpuest_sim_req_info_t *req, uint64_t l2_cycle);
+    /* L1D hit: extra core cycles on the hit path (compressed L1 decompression). */
+    int (*l1_hit_extra)(void *ctx, int sm, uint64_t line);
+    /* L1D miss, before the request enters the miss queue (remote-L1 probing):
+     * observation only for now; the request always goes to its MC. */
+    void (*l1_miss)(void *ctx, const gpuest_sim_req_info_t *req, uint64_t core_cycle);
+    /* Test / trace hook: a warp's load instruction completed. */
+    void (*load_done)(void *ctx, int sm, int warp_slot, uint64_t issue_cycle, uint64_t done_cycle, int hits,
+                      int misses);
+} gpuest_sim_hooks_t;
+
+/* ================================================================ options */
+typedef struct {
+    uint64_t max_cycles;       /* stop after this many core cycles in all (0: no limit) */
+    uint64_t max_instructions; /* stop after this many warp instructions (0: no limit) */
+    uint64_t watchdog_cycles;  /* core cycles without any progress -> GPUEST_EDEADLOCK (default 200000) */
+    uint64_t sample_interval;  /* core cycles per SM time-series sample (default 1000, 0: off) */
+    gpuest_progress_t *progress; /* may be NULL; advanced in core cycles (total unknown: 0) */
+    gpuest_sim_hooks_t hooks;
+} gpuest_sim_opts_t;
+
+void gpuest_sim_opts_default(gpuest_sim_opts_t *o);
+
+/* ================================================================ statistics
+ * Plain data: the model module reads these without calling the simulator.
+ * Cycles are core cycles unless a name says otherwise; latencies are averages
+ * in core cycles. A kernel row covers one launch; the total row covers the run. */
+#define GPUEST_SIM_LOCALITY_WINDOWS 5
+extern const int gpuest_sim_locality_window[GPUEST_SIM_LOCALITY_WINDOWS]; /* 120, 240, 480, 960, 1920 */
+#define GPUEST_SIM_CLASSES 3 /* request, reply, probe (gpuest_noc_class_t) */
+
+typedef struct {
+    char kernel[GPUEST_WL_NAME_MAX]; /* launch name, or "total" */
+    int launch;                      /* launch index, -1 for the total */
+    int partial;                     /* 1: cut short by --max-cycles / --max-instructions */
+    uint64_t cycles;                 /* core cycles */
+    uint64_t warp_instructions;
+    uint64_t thread_instructions;    /* active lanes summed */
+    double ipc;                      /* thread instructions per core cycle (GPGPU-Sim's gpu_ipc) */
+    double warp_ipc;                 /* warp instructions per core cycle */
+
+    /* L1D, load line requests */
+    uint64_t l1_accesses, l1_hits, l1_misses; /* misses = primary misses + MSHR merges */
+    uint64_t l1_mshr_merges;                  /* misses merged into a pending MSHR entry */
+    uint64_t l1_mshr_stalls;                  /* cycles the LD/ST unit waited for an MSHR */
+    uint64_t l1_missq_stalls;                 /* cycles it waited for the miss queue */
+    double l1_miss_rate;                      /* l1_misses / l1_accesses */
+    uint64_t store_requests, atomic_requests;
+
+    /* Memory requests to the MCs */
+    uint64_t read_requests;  /* load misses sent */
+    uint64_t write_requests; /* stores + atomics sent */
+    uint64_t replies;        /* replies + acks received at SMs */
+    /* L1 miss penalty of read requests (coalescing paper Fig. 1a), averages:
+     * miss_latency == req_latency + mem_latency + reply_latency. */
+    double miss_latency, req_latency, mem_latency, reply_latency;
+    double amat; /* mean over load line requests: hit latency, or access-to-fill time of a miss */
+
+    /* L2 / DRAM */
+    uint64_t l2_accesses, l2_hits, l2_misses, l2_mshr_merges;
+    uint64_t dram_reads, dram_writes, dram_row_hits;
+
+    /* MCs: cycles (L2 clock) summed over MCs, and those with a reply ready but the NI input queue full */
+    uint64_t mc_cycles, mc_stall_cycles;
+    double mc_stall_ratio;
+
+    /* Network, per class */
+    uint64_t packets[GPUEST_SIM_CLASSES];
+    uint64_t flits[GPUEST_SIM_CLASSES];
+    double net_latency[GPUEST_SIM_CLASSES]; /* packet latency (created -> tail ejected), core cycles */
+    double link_util_mean, link_util_max;   /* flits per interconnect cycle over every link */
+    uint64_t icnt_cycles;
+
+    /* Timed inter-core locality at the MCs (coalescing paper 2.2) */
+    uint64_t locality_reads;
+    uint64_t locality_shared[GPUEST_SIM_LOCALITY_WINDOWS];
+    double intercore_locality[GPUEST_SIM_LOCALITY_WINDOWS];
+
+    /* Latency tolerance inputs (LATTE-CC eq. 4), means over SMs and cycles */
+    double avail_warps;         /* warps able to issue, per SM per cycle */
+    double cycles_per_schedule; /* issue cycles per run of one warp on a scheduler */
+    double latency_tolerance;   /* avail_warps * cycles_per_schedule */
+} gpuest_sim_stats_t;
+
+/* One point of the per-SM time series. */
+typedef struct {
+    uint64_t cycle; /* core cycle at the end of the interval */
+    int kernel;     /* index into result.kernels */
+    int sm;
+    double avail_warps;
+    double cycles_per_schedule;
+} gpuest_sim_sample_t;
+
+/* Link utilization over the whole run. */
+typedef struct {
+    int net, src_node, dst_node, kind; /* as gpuest_noc_link_t */
+    uint64_t flits;
+    double utilization; /* flits per interconnect cycle */
+} gpuest_sim_link_t;
+
+typedef struct {
+    gpuest_sim_stats_t *kernels;
+    size_t num_kernels;
+    gpuest_sim_stats_t total;
+    gpuest_sim_link_t *links;
+    size_t num_links;
+    gpuest_sim_sample_t *samples;
+    size_t num_samples;
+    int stopped_by_limit;
+    double wall_seconds;
+    /* invariant counters, checked at the end of a run */
+    uint64_t requests_sent, replies_received, outstanding;
+} gpuest_sim_result_t;
+
+void gpuest_sim_result_free(gpuest_sim_result_t *r); /* NULL-safe; leaves r zeroed */
+
+/* ================================================================ running
+ * Runs every launch of src on the machine cfg (validated by the caller) and
+ * fills out (free with gpuest_sim_result_free, also after an error).
+ * Errors: GPUEST_EINVAL (a CTA cannot fit an SM, bad config), GPUEST_EDEADLOCK
+ * (watchdog), GPUEST_ECORRUPT (a request answered twice or never), or any error of
+ * the source or the NoC. */
+gpuest_err gpuest_sim_run(const gpuest_config_t *cfg, const gpuest_sim_source_t *src, const gpuest_sim_opts_t *opts,
+                          gpuest_sim_result_t *out, gpuest_error_t *err);
+
+/* Clock domains. */
+typedef enum { GPUEST_CLK_CORE = 0, GPUEST_CLK_ICNT = 1, GPUEST_CLK_L2 = 2, GPUEST_CLK_DRAM = 3 } gpuest_clk_t;
+#define GPUEST_CLK_DOMAINS 4
+
+/* Packet sizes in flits for a flit size and header size (noc.header_bytes):
+ * header_bytes == 0 -> one head flit + ceil(data / flit); else ceil((header + data) / flit). */
+int gpuest_sim_packet_flits(const gpuest_noc_cfg_t *noc, int data_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,363 @@
+/* sim_int.h: private structures shared by the simulator's components (one component per .c file). */
+#ifndef GPUEST_SIM_INT_H
+#define GPUEST_SIM_INT_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "noc/noc.h"
+#include "sim/sim.h"
+
+/* Every timestamp is an absolute time in femtoseconds (int64: ~2.5 hours of
+ * simulated time). Each clock domain's period is rounded to a whole fs. */
+typedef int64_t sim_time_t;
+#define SIM_NONE (-1)
+
+/* ---------------------------------------------------------------- counters
+ * Raw counters, all uint64, so a kernel's figures are (end - start) element by
+ * element. Latency sums are in fs. */
+#define SIM_COUNTER_LIST(X)                                                                                            \
+    X(warp_insts) X(thread_insts) X(l1_accesses) X(l1_hits) X(l1_misses) X(l1_merges) X(l1_mshr_stalls)                \
+    X(l1_missq_stalls) X(store_reqs) X(atomic_reqs) X(read_reqs) X(write_reqs) X(replies) X(read_done)              \
+    X(miss_fs) X(req_fs) X(mem_fs) X(reply_fs) X(amat_fs) X(amat_n) X(l2_accesses) X(l2_hits) X(l2_misses)           \
+    X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
+    X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)
+enum {
+#define SIM_CTR_ENUM(n) SC_##n,
+    SIM_COUNTER_LIST(SIM_CTR_ENUM)
+#undef SIM_CTR_ENUM
+        SC_COUNT
+};
+typedef struct {
+    uint64_t v[SC_COUNT];
+} sim_counters_t;
+
+/* ---------------------------------------------------------------- growable index queue (FIFO ring) */
+typedef struct {
+    int32_t *buf;
+    uint32_t cap, head, len;
+} sim_fifo_t;
+int sim_fifo_push(sim_fifo_t *q, int32_t v); /* 0 ok, -1 out of memory */
+int32_t sim_fifo_pop(sim_fifo_t *q);         /* caller checks len */
+static inline int32_t sim_fifo_peek(const sim_fifo_t *q) { return q->buf[q->head]; }
+void sim_fifo_free(sim_fifo_t *q);
+
+/* ---------------------------------------------------------------- memory requests
+ * One record per line request that leaves the LD/ST unit: sent ones travel the
+ * network and come back; merged ones wait on an L1 MSHR entry. Records live in
+ * a pool addressed by index (the NoC payload is index + 1). */
+typedef enum { RQ_FREE = 0, RQ_MERGED, RQ_MISSQ, RQ_REQ_NET, RQ_AT_MC, RQ_REPLY_NET } sim_req_state_t;
+
+typedef struct {
+    uint64_t line;
+    uint8_t sectors;
+    uint8_t op;    /* gpuest_mem_op_t */
+    uint8_t state; /* sim_req_state_t */
+    int16_t sm;
+    int16_t mc;
+    int32_t warp;  /* warp slot in the SM */
+    int32_t next;  /* L1 MSHR merge chain (and the pool's free list) */
+    int32_t next2; /* L2 MSHR merge chain */
+    int32_t flits; /* reply flits (after the mc_reply hook) */
+    int32_t extra_core; /* decompression cycles at the SM */
+    sim_time_t t_access;  /* L1 access */
+    sim_time_t t_created; /* request packet created (enters the miss queue) */
+    sim_time_t t_accept;  /* tail accepted at the MC */
+    sim_time_t t_reply;   /* reply packet created at the MC */
+    sim_time_t t_inject_ok; /* earliest injection of the reply (compressor latency) */
+} sim_req_t;
+
+typedef struct {
+    sim_req_t *r;
+    int32_t cap, free_head, live;
+} sim_pool_t;
+int32_t sim_pool_alloc(sim_pool_t *p); /* -1 out of memory */
+void sim_pool_release(sim_pool_t *p, int32_t i);
+void sim_pool_free(sim_pool_t *p);
+
+/* ---------------------------------------------------------------- set-associative tag array (cache.c) */
+typedef struct {
+    uint64_t tag;    /* line address */
+    uint64_t lru;    /* last-use stamp */
+    uint8_t valid;   /* sector mask of valid data (L2: 0xF when valid) */
+    uint8_t dirty;
+} sim_way_t;
+
+typedef struct {
+    int sets, assoc, line_bytes;
+    uint64_t stamp;
+    sim_way_t *ways; /* sets * assoc */
+} sim_tags_t;
+
+gpuest_err sim_tags_init(sim_tags_t *t, const char *section, int size_bytes, int line_bytes, int assoc,
+                         gpuest_error_t *err);
+void sim_tags_free(sim_tags_t *t);
+void sim_tags_invalidate_all(sim_tags_t *t);
+/* Way holding line (set from index_addr), or NULL. Touches LRU when touch. */
+sim_way_t *sim_tags_find(sim_tags_t *t, uint64_t index_addr, uint64_t line, int touch);
+/* Victim way for line (invalid first, then LRU); the caller reads the old
+ * contents before overwriting. */
+sim_way_t *sim_tags_victim(sim_tags_t *t, uint64_t index_addr);
+void sim_tags_fill(sim_tags_t *t, sim_way_t *w, uint64_t line, uint8_t valid);
+
+/* ---------------------------------------------------------------- MSHR table (mshr.c) */
+typedef struct {
+    uint64_t line;
+    int32_t head, tail; /* request chain through sim_req_t.next */
+    int32_t count;
+    uint8_t valid;
+} sim_mshr_entry_t;
+
+typedef struct {
+    sim_mshr_entry_t *e;
+    int entries, merge, used;
+    int l2; /* 1: chains run through sim_req_t.next2 (a request sits in an L1 and an L2 chain at once) */
+} sim_mshr_t;
+static inline int32_t *sim_mshr_link(const sim_mshr_t *m, sim_req_t *r) { return m->l2 ? &r->next2 : &r->next; }
+
+gpuest_err sim_mshr_init(sim_mshr_t *m, int entries, int merge, gpuest_error_t *err);
+void sim_mshr_free(sim_mshr_t *m);
+int sim_mshr_find(const sim_mshr_t *m, uint64_t line);                  /* entry index or -1 */
+int sim_mshr_alloc(sim_mshr_t *m, uint64_t line, sim_pool_t *p, int32_t req); /* -1 when full */
+int sim_mshr_add(sim_mshr_t *m, int e, sim_pool_t *p, int32_t req);       /* 0 ok, -1 merge limit */
+int32_t sim_mshr_release(sim_mshr_t *m, int e);                         /* returns the chain head */
+
+/* ---------------------------------------------------------------- SM (sm.c, scheduler.c, l1.c) */
+typedef enum { WS_EMPTY = 0, WS_ACTIVE, WS_BARRIER, WS_DONE } sim_warp_state_t;
+
+typedef struct {
+    uint8_t state;
+    int32_t cta_slot;
+    uint64_t age;          /* assignment order, for GTO "oldest" */
+    void *stream;          /* source warp handle */
+    gpuest_inst_t inst;    /* next instruction (peeked) */
+    sim_time_t compute_done; /* operands of the next memory / barrier instruction ready */
+    int32_t pending_loads;   /* line requests of the current load not yet returned */
+    int32_t pending_stores;  /* stores / atomics without acknowledgement */
+    sim_time_t hit_done;     /* latest L1 hit completion of the current load */
+    uint64_t load_issue;     /* core cycle the current load issued */
+    int load_hits, load_misses;
+} sim_warp_t;
+
+typedef struct {
+    int used;
+    uint32_t cta_id;
+    int warps_live; /* warps not yet done */
+    int at_barrier;
+    int nwarps;
+    int first_warp; /* warp slots first_warp .. first_warp + nwarps - 1 */
+} sim_cta_t;
+
+typedef struct {
+    int last;        /* warp slot issued last, -1 none */
+    int nslots;      /* warp slots of this scheduler: slot = sched + k * nsched */
+    uint64_t runs, issues;
+} sim_sched_t;
+
+/* The LD/ST unit: one memory instruction at a time, one line request per cycle. */
+typedef struct {
+    int busy;
+    int warp;
+    int op;
+    size_t n, next;
+    gpuest_line_req_t req[GPUEST_COALESCE_MAX];
+} sim_ldst_t;
+
+typedef struct sim_gpu_s sim_gpu_t;
+
+typedef struct {
+    int id, node;
+    sim_warp_t *warps; /* warps_per_sm slots */
+    sim_cta_t *ctas;   /* ctas_per_sm slots */
+    sim_sched_t *sched;
+    int nsched;
+    int warps_used, ctas_used, threads_used, regs_used, shmem_used;
+    sim_ldst_t ldst;
+    sim_tags_t l1;
+    sim_mshr_t mshr;
+    sim_fifo_t missq; /* request indices waiting for the NI */
+    sim_time_t sleep_until; /* no warp can become ready before this (0: scan every cycle) */
+    /* time series accumulation over the current interval */
+    uint64_t iv_avail, iv_cycles, iv_issue, iv_runs;
+} sim_sm_t;
+
+gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err);
+void sim_sm_free(sim_gpu_t *g, sim_sm_t *sm);
+int sim_sm_fits(const sim_gpu_t *g, const sim_sm_t *sm, const gpuest_launch_t *l);
+gpuest_err sim_sm_assign_cta(sim_gpu_t *g, sim_sm_t *sm, uint32_t cta, gpuest_error_t *err);
+/* Phase 1 of a core cycle: schedule + issue, LD/ST unit, miss queue -> NI. */
+gpuest_err sim_sm_cycle(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+/* Phase 2: one reply from the NI. */
+gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+void sim_sm_abort(sim_gpu_t *g, sim_sm_t *sm); /* closes every open warp stream */
+int sim_sm_busy(const sim_sm_t *sm);
+
+/* scheduler.c: picks the warp slot to issue on scheduler s, or -1. ready[] marks
+ * slots able to issue this cycle. */
+int sim_sched_pick(sim_gpu_t *g, sim_sm_t *sm, int s, const uint8_t *ready);
+void sim_sched_issued(sim_sm_t *sm, int s, int slot);
+
+/* l1.c */
+typedef enum { L1_HIT = 0, L1_MISS_SENT, L1_MISS_MERGED, L1_STALL_MSHR, L1_STALL_MISSQ } sim_l1_outcome_t;
+sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op);
+int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* 0 sent, -1 stall */
+void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+
+/* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
+typedef struct {
+    int32_t req;      /* request index, or -1 for a write-back */
+    uint64_t line;
+    int write;
+    int bank;
+    int64_t row;
+    sim_time_t arrive;
+} sim_dram_req_t;
+
+typedef struct {
+    int64_t open_row; /* -1 closed */
+    int64_t ready;    /* DRAM cycle the bank accepts its next column command */
+    int64_t t_act;    /* last activate */
+} sim_bank_t;
+
+typedef struct {
+    sim_bank_t *banks;
+    sim_dram_req_t *q;
+    int qlen, qcap;
+    int reads_queued; /* excluding write-backs, against dram.queue_size */
+    int64_t bus_free, last_col, last_act; /* DRAM cycles */
+} sim_dram_t;
+
+typedef struct {
+    sim_time_t ready;
+    int32_t req;
+} sim_timed_t;
+
+/* FIFO of timed items (delay lines with constant latency stay sorted). */
+typedef struct {
+    sim_timed_t *buf;
+    uint32_t cap, head, len;
+} sim_tfifo_t;
+int sim_tfifo_push(sim_tfifo_t *q, sim_time_t ready, int32_t req);
+static inline const sim_timed_t *sim_tfifo_peek(const sim_tfifo_t *q) { return &q->buf[q->head]; }
+void sim_tfifo_pop(sim_tfifo_t *q);
+void sim_tfifo_free(sim_tfifo_t *q);
+
+typedef struct {
+    int id, node;
+    sim_fifo_t reqq;      /* MC request queue (accepted from the NI) */
+    sim_fifo_t replyq;    /* MC reply queue (ready to inject) */
+    sim_tfifo_t hitpipe;  /* L2 access pipeline: the minimum L2 latency before the tag lookup */
+    int pipe_cap;         /* entries the pipeline holds (latency x banks) */
+    sim_tfifo_t topipe;   /* L2 misses on their way to the DRAM queue (fixed part of the DRAM latency) */
+    sim_tfifo_t fills;    /* DRAM data back, ready to fill the L2 */
+    int32_t fill_pending; /* MSHR chain being answered after a fill, -1 none */
+    sim_tags_t l2;
+    sim_mshr_t mshr;
+    sim_dram_t dram;
+} sim_mc_t;
+
+gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_error_t *err);
+void sim_mc_free(sim_mc_t *mc);
+gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err);   /* phase 1 (L2 clock) */
+gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err); /* phase 2 (L2 clock) */
+/* MC-local address: the interleaving bits removed, for set / bank indexing. */
+uint64_t sim_mc_local(const sim_gpu_t *g, uint64_t addr);
+
+/* l2.c: tag lookup of the request leaving the L2 pipeline; 1 consumed, 0 stalled. */
+int sim_l2_access(sim_gpu_t *g, sim_mc_t *mc, int32_t req);
+/* Puts a reply (read data or write ack) for req into the MC reply queue (caller checked room). */
+int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t req);
+int sim_mc_reply_room(const sim_gpu_t *g, const sim_mc_t *mc);
+/* A DRAM read came back: fill the line; its waiting requests go to the reply queue. */
+int sim_l2_fill_step(sim_gpu_t *g, sim_mc_t *mc); /* 1 progress */
+
+/* dram.c */
+gpuest_err sim_dram_init(sim_gpu_t *g, sim_dram_t *d, gpuest_error_t *err);
+void sim_dram_free(sim_dram_t *d);
+int sim_dram_can_accept(const sim_gpu_t *g, const sim_dram_t *d);
+int sim_dram_push(sim_gpu_t *g, sim_mc_t *mc, int32_t req, uint64_t line, int write); /* -1 out of memory */
+void sim_dram_cycle(sim_gpu_t *g, sim_mc_t *mc); /* DRAM clock */
+/* Unloaded closed-bank read service time, DRAM cycles (activate + CAS + burst). */
+int sim_dram_unloaded_cycles(const gpuest_config_t *cfg);
+
+/* ---------------------------------------------------------------- inter-core locality (locality.c) */
+typedef struct {
+    uint64_t line;
+    sim_time_t start;
+    uint32_t count;
+    int16_t first_sm;
+    uint8_t multi_sm;
+    int32_t next; /* hash chain */
+} sim_loc_entry_t;
+
+typedef struct {
+    sim_time_t window;
+    sim_loc_entry_t *ring; /* allocation order == expiry order */
+    uint32_t cap, head, len;
+    int32_t *bucket; /* nbuckets heads (ring positions) */
+    uint32_t nbuckets;
+    uint64_t shared; /* accesses in expired entries with inter-core locality */
+} sim_loc_t;
+
+gpuest_err sim_loc_init(sim_loc_t *l, sim_time_t window, gpuest_error_t *err);
+void sim_loc_free(sim_loc_t *l);
+int sim_loc_access(sim_loc_t *l, uint64_t line, int sm, sim_time_t now); /* -1 out of memory */
+void sim_loc_expire(sim_loc_t *l, sim_time_t now);
+void sim_loc_flush(sim_loc_t *l);
+
+/* ---------------------------------------------------------------- the GPU (gpu.c) */
+struct sim_gpu_s {
+    const gpuest_config_t *cfg;
+    const gpuest_sim_source_t *src;
+    const gpuest_sim_opts_t *opts;
+    gpuest_noc_t *noc;
+    int nsm, nmc;
+    sim_sm_t *sm;
+    sim_mc_t *mc;
+    sim_pool_t pool;
+    sim_counters_t ctr;
+    sim_loc_t loc[GPUEST_SIM_LOCALITY_WINDOWS];
+
+    /* clocks */
+    sim_time_t period[GPUEST_CLK_DOMAINS];
+    sim_time_t next[GPUEST_CLK_DOMAINS];
+    uint64_t ticks[GPUEST_CLK_DOMAINS];
+    sim_time_t now;
+
+    /* derived latencies */
+    sim_time_t l1_hit_fs, l2_hit_fs, dram_fixed_fs;
+    int read_req_flits, read_reply_flits, write_ack_flits, line_bytes;
+    int lat_class[5]; /* core cycles per gpuest_lat_class_t */
+
+    /* current launch */
+    gpuest_launch_t launch;
+    int in_launch;
+    uint32_t next_cta, ctas_done;
+    int rr_sm;
+    uint64_t age;
+
+    /* progress tracking */
+    uint64_t last_progress; /* core cycle of the last observed progress */
+    int64_t noc_progress;
+
+    gpuest_noc_stats_t noc_total;
+    uint64_t *link_total; /* flits per link over the run */
+    int nlinks;
+    int failed; /* an allocation failed inside a component */
+    gpuest_error_t *err; /* the run's error report */
+};
+
+static inline uint64_t sim_core_cycle(const sim_gpu_t *g) { return g->ticks[GPUEST_CLK_CORE]; }
+static inline void sim_progress(sim_gpu_t *g) { g->last_progress = g->ticks[GPUEST_CLK_CORE]; }
+gpuest_err sim_oom(sim_gpu_t *g, const char *what);
+/* Network injection of a request record; 0 injected, -1 busy. */
+int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req);
+
+/* stats.c */
+void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest_sim_stats_t *s);
+void sim_stats_network(const sim_gpu_t *g, const gpuest_noc_stats_t *ns, const uint64_t *link_flits, int nlinks,
+                       gpuest_sim_stats_t *s);
+void sim_noc_stats_add(gpuest_noc_stats_t *acc, const gpuest_noc_stats_t *x);
+
+#endif

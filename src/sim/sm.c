@@ -1,0 +1,386 @@
+/* sm.c: a streaming multiprocessor: CTA slots, warp state, issue, LD/ST unit, miss queue towards the NI.
+ *
+ * Issue model (docs/sim.md): a warp issues in order. Compute instructions of one
+ * warp are independent of each other (one per cycle), and their latency is paid
+ * by the next memory or barrier instruction, which needs its operands. A load or
+ * an atomic blocks its warp until every line request has returned; a store does
+ * not block, but the warp cannot exit before all its stores are acknowledged. */
+#include "sim_int.h"
+
+gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err)
+{
+    const gpuest_config_t *c = g->cfg;
+    memset(sm, 0, sizeof *sm);
+    sm->id = id;
+    sm->node = node;
+    sm->nsched = c->core.schedulers_per_sm > 0 ? c->core.schedulers_per_sm : 1;
+    if (sm->nsched > c->core.warps_per_sm)
+        sm->nsched = c->core.warps_per_sm;
+    sm->warps = calloc((size_t)c->core.warps_per_sm, sizeof *sm->warps);
+    sm->ctas = calloc((size_t)c->core.ctas_per_sm, sizeof *sm->ctas);
+    sm->sched = calloc((size_t)sm->nsched, sizeof *sm->sched);
+    if (!sm->warps || !sm->ctas || !sm->sched)
+        return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for SM %d", id);
+    for (int s = 0; s < sm->nsched; s++) {
+        sm->sched[s].last = -1;
+        sm->sched[s].nslots = (c->core.warps_per_sm - s + sm->nsched - 1) / sm->nsched;
+    }
+    GPUEST_TRY(sim_tags_init(&sm->l1, "l1", c->l1.size_bytes, c->l1.line_bytes, c->l1.assoc, err));
+    GPUEST_TRY(sim_mshr_init(&sm->mshr, c->l1.mshrs, c->l1.mshr_merge, err));
+    return GPUEST_OK;
+}
+
+void sim_sm_free(sim_gpu_t *g, sim_sm_t *sm)
+{
+    (void)g;
+    free(sm->warps);
+    free(sm->ctas);
+    free(sm->sched);
+    sim_tags_free(&sm->l1);
+    sim_mshr_free(&sm->mshr);
+    sim_fifo_free(&sm->missq);
+}
+
+int sim_sm_fits(const sim_gpu_t *g, const sim_sm_t *sm, const gpuest_launch_t *l)
+{
+    const gpuest_core_cfg_t *c = &g->cfg->core;
+    return sm->ctas_used < c->ctas_per_sm && sm->warps_used + (int)l->warps_per_cta <= c->warps_per_sm &&
+           sm->threads_used + (int)l->threads_per_cta <= c->threads_per_sm &&
+           sm->regs_used + (int)l->regs_per_cta <= c->registers_per_sm &&
+           sm->shmem_used + (int)l->shmem_bytes <= c->shmem_per_sm;
+}
+
+static gpuest_err fetch(sim_gpu_t *g, sim_warp_t *w, gpuest_error_t *err)
+{
+    return g->src->warp_next(g->src->ctx, w->stream, &w->inst, err);
+}
+
+gpuest_err sim_sm_assign_cta(sim_gpu_t *g, sim_sm_t *sm, uint32_t cta, gpuest_error_t *err)
+{
+    const gpuest_launch_t *l = &g->launch;
+    int cs = 0;
+    while (sm->ctas[cs].used)
+        cs++;
+    sm->sleep_until = 0;
+    sm->ctas[cs] = (sim_cta_t){.used = 1, .cta_id = cta, .warps_live = (int)l->warps_per_cta,
+                               .nwarps = (int)l->warps_per_cta};
+    sm->ctas_used++;
+    sm->warps_used += (int)l->warps_per_cta;
+    sm->threads_used += (int)l->threads_per_cta;
+    sm->regs_used += (int)l->regs_per_cta;
+    sm->shmem_used += (int)l->shmem_bytes;
+    int slot = 0;
+    for (uint32_t k = 0; k < l->warps_per_cta; k++) {
+        while (sm->warps[slot].state != WS_EMPTY)
+            slot++;
+        sim_warp_t *w = &sm->warps[slot];
+        memset(w, 0, sizeof *w);
+        w->state = WS_ACTIVE;
+        w->cta_slot = cs;
+        w->age = g->age++;
+        GPUEST_TRY(g->src->warp_open(g->src->ctx, cta, k, &w->stream, err));
+        GPUEST_TRY(fetch(g, w, err));
+    }
+    return GPUEST_OK;
+}
+
+static gpuest_err release_barrier(sim_gpu_t *g, sim_sm_t *sm, int cs, gpuest_error_t *err)
+{
+    sim_cta_t *c = &sm->ctas[cs];
+    for (int s = 0; s < g->cfg->core.warps_per_sm; s++) {
+        sim_warp_t *w = &sm->warps[s];
+        if (w->state == WS_BARRIER && w->cta_slot == cs)
+            w->state = WS_ACTIVE;
+    }
+    c->at_barrier = 0;
+    (void)err;
+    return GPUEST_OK;
+}
+
+static gpuest_err retire(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err)
+{
+    sim_warp_t *w = &sm->warps[slot];
+    sim_cta_t *c = &sm->ctas[w->cta_slot];
+    g->src->warp_close(g->src->ctx, w->stream);
+    w->stream = NULL;
+    w->state = WS_EMPTY;
+    for (int s = 0; s < sm->nsched; s++)
+        if (sm->sched[s].last == slot)
+            sm->sched[s].last = -1;
+    c->warps_live--;
+    if (c->warps_live == 0) {
+        const gpuest_launch_t *l = &g->launch;
+        c->used = 0;
+        sm->ctas_used--;
+        sm->warps_used -= c->nwarps;
+        sm->threads_used -= (int)l->threads_per_cta;
+        sm->regs_used -= (int)l->regs_per_cta;
+        sm->shmem_used -= (int)l->shmem_bytes;
+        g->ctas_done++;
+    } else if (c->at_barrier > 0 && c->at_barrier == c->warps_live) {
+        GPUEST_TRY(release_barrier(g, sm, w->cta_slot, err));
+    }
+    sim_progress(g);
+    return GPUEST_OK;
+}
+
+/* 1 if the warp's current load has fully returned (and reports it once). */
+static int load_settled(sim_gpu_t *g, sim_sm_t *sm, int slot)
+{
+    sim_warp_t *w = &sm->warps[slot];
+    if (w->pending_loads > 0 || g->now < w->hit_done)
+        return 0;
+    if (w->load_hits + w->load_misses > 0) {
+        if (g->opts->hooks.load_done)
+            g->opts->hooks.load_done(g->opts->hooks.ctx, sm->id, slot, w->load_issue, sim_core_cycle(g),
+                                     w->load_hits, w->load_misses);
+        w->load_hits = w->load_misses = 0;
+    }
+    return 1;
+}
+
+/* Earliest time a blocked warp can become ready by itself (INT64_MAX: only a
+ * reply, a barrier release or another warp can wake it). */
+static sim_time_t wake_time(const sim_gpu_t *g, const sim_warp_t *w)
+{
+    if (w->state != WS_ACTIVE || w->pending_loads > 0)
+        return INT64_MAX;
+    if (g->now < w->hit_done)
+        return w->hit_done;
+    if (w->inst.kind == GPUEST_INST_END && w->pending_stores > 0)
+        return INT64_MAX;
+    return w->compute_done;
+}
+
+/* Readiness of every slot for this cycle; retires warps that reached END. */
+static gpuest_err scan_ready(sim_gpu_t *g, sim_sm_t *sm, uint8_t *ready, int *avail, gpuest_error_t *err)
+{
+    int n = 0;
+    for (int s = 0; s < g->cfg->core.warps_per_sm; s++) {
+        sim_warp_t *w = &sm->warps[s];
+        ready[s] = 0;
+        if (w->state != WS_ACTIVE || !load_settled(g, sm, s))
+            continue;
+        switch (w->inst.kind) {
+        case GPUEST_INST_COMPUTE:
+            ready[s] = 1;
+            break;
+        case GPUEST_INST_MEM:
+            ready[s] = g->now >= w->compute_done && !sm->ldst.busy;
+            break;
+        case GPUEST_INST_BARRIER:
+            ready[s] = g->now >= w->compute_done;
+            break;
+        default: /* END */
+            if (g->now >= w->compute_done && w->pending_stores == 0)
+                GPUEST_TRY(retire(g, sm, s, err));
+            break;
+        }
+        n += ready[s];
+    }
+    *avail = n;
+    return GPUEST_OK;
+}
+
+static int inst_latency(const sim_gpu_t *g, const gpuest_inst_t *in)
+{
+    unsigned k = (unsigned)in->lat;
+    return k < 5 ? g->lat_class[k] : g->lat_class[0];
+}
+
+static gpuest_err issue(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err)
+{
+    sim_warp_t *w = &sm->warps[slot];
+    gpuest_inst_t *in = &w->inst;
+    g->ctr.v[SC_warp_insts]++;
+    g->ctr.v[SC_thread_insts] += (uint64_t)__builtin_popcount(in->active_mask);
+    if (in->kind == GPUEST_INST_COMPUTE) {
+        sim_time_t done = g->now + (sim_time_t)inst_latency(g, in) * g->period[GPUEST_CLK_CORE];
+        if (done > w->compute_done)
+            w->compute_done = done;
+    } else if (in->kind == GPUEST_INST_MEM) {
+        sim_ldst_t *u = &sm->ldst;
+        u->n = gpuest_coalesce(in, u->req);
+        u->next = 0;
+        u->warp = slot;
+        u->op = (int)in->op;
+        u->busy = u->n > 0;
+        if (in->op == GPUEST_MEM_STORE) {
+            w->pending_stores += (int32_t)u->n;
+        } else if (u->n > 0) {
+            w->pending_loads = (int32_t)u->n;
+            w->hit_done = g->now;
+            w->load_issue = sim_core_cycle(g);
+            w->load_hits = w->load_misses = 0;
+        }
+    } else if (in->kind == GPUEST_INST_BARRIER) {
+        sim_cta_t *c = &sm->ctas[w->cta_slot];
+        w->state = WS_BARRIER;
+        c->at_barrier++;
+        if (c->at_barrier == c->warps_live)
+            GPUEST_TRY(release_barrier(g, sm, w->cta_slot, err));
+    }
+    sim_progress(g);
+    return fetch(g, w, err);
+}
+
+/* One line request of the LD/ST unit per cycle. */
+static void ldst_step(sim_gpu_t *g, sim_sm_t *sm)
+{
+    sim_ldst_t *u = &sm->ldst;
+    if (!u->busy)
+        return;
+    const gpuest_line_req_t *r = &u->req[u->next];
+    if (u->op == GPUEST_MEM_STORE) {
+        if (sim_l1_store(g, sm, u->warp, r, u->op) != 0) {
+            g->ctr.v[SC_l1_missq_stalls]++;
+            return;
+        }
+    } else {
+        sim_l1_outcome_t o = sim_l1_load(g, sm, u->warp, r, u->op);
+        if (o == L1_STALL_MSHR || o == L1_STALL_MISSQ) {
+            g->ctr.v[o == L1_STALL_MSHR ? SC_l1_mshr_stalls : SC_l1_missq_stalls]++;
+            return;
+        }
+    }
+    sim_progress(g);
+    if (++u->next == u->n)
+        u->busy = 0;
+}
+
+static int request_flits(const sim_gpu_t *g, const sim_req_t *q)
+{
+    if (q->op == GPUEST_MEM_LOAD)
+        return g->read_req_flits;
+    return gpuest_sim_packet_flits(&g->cfg->noc, gpuest_sector_count(q->sectors) * GPUEST_SECTOR_BYTES);
+}
+
+static void missq_step(sim_gpu_t *g, sim_sm_t *sm)
+{
+    if (sm->missq.len == 0)
+        return;
+    int32_t i = sim_fifo_peek(&sm->missq);
+    sim_req_t *q = &g->pool.r[i];
+    int dst = g->mc[q->mc].node;
+    if (sim_inject(g, sm->node, dst, GPUEST_NOC_REQUEST, request_flits(g, q), i) == 0) {
+        sim_fifo_pop(&sm->missq);
+        q->state = RQ_REQ_NET;
+        sim_progress(g);
+    }
+}
+
+int sim_sm_busy(const sim_sm_t *sm)
+{
+    return sm->warps_used > 0 || sm->missq.len > 0 || sm->ldst.busy || sm->mshr.used > 0;
+}
+
+/* Nothing can issue: sleep until the earliest self-wake time (replies and CTA
+ * assignment wake the SM early). Saves the per-cycle warp scan. */
+static void maybe_sleep(sim_gpu_t *g, sim_sm_t *sm)
+{
+    if (sm->ldst.busy || sm->missq.len > 0)
+        return;
+    sim_time_t t = INT64_MAX;
+    for (int s = 0; s < g->cfg->core.warps_per_sm; s++) {
+        sim_time_t w = wake_time(g, &sm->warps[s]);
+        if (w < t)
+            t = w;
+    }
+    sm->sleep_until = t;
+}
+
+gpuest_err sim_sm_cycle(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
+{
+    if (!sim_sm_busy(sm))
+        return GPUEST_OK;
+    if (g->now < sm->sleep_until) { /* asleep: no warp available this cycle */
+        g->ctr.v[SC_sm_cycles]++;
+        sm->iv_cycles++;
+        return GPUEST_OK;
+    }
+    uint8_t ready[256];
+    uint8_t *rd = g->cfg->core.warps_per_sm <= 256 ? ready : malloc((size_t)g->cfg->core.warps_per_sm);
+    if (!rd)
+        return sim_oom(g, "warp readiness");
+    int avail = 0;
+    gpuest_err rc = scan_ready(g, sm, rd, &avail, err);
+    if (rc == GPUEST_OK && sm->warps_used > 0) {
+        g->ctr.v[SC_avail_sum] += (uint64_t)avail;
+        g->ctr.v[SC_sm_cycles]++;
+        sm->iv_avail += (uint64_t)avail;
+        sm->iv_cycles++;
+    }
+    for (int s = 0; rc == GPUEST_OK && s < sm->nsched && avail > 0; s++) {
+        int slot = sim_sched_pick(g, sm, s, rd);
+        if (slot < 0)
+            continue;
+        if (sm->warps[slot].inst.kind == GPUEST_INST_MEM && sm->ldst.busy)
+            continue; /* another scheduler took the LD/ST unit this cycle */
+        uint64_t runs0 = sm->sched[s].runs;
+        sim_sched_issued(sm, s, slot);
+        g->ctr.v[SC_sched_issue]++;
+        sm->iv_issue++;
+        if (sm->sched[s].runs != runs0) {
+            g->ctr.v[SC_sched_runs]++;
+            sm->iv_runs++;
+        }
+        rd[slot] = 0;
+        rc = issue(g, sm, slot, err);
+    }
+    if (rd != ready)
+        free(rd);
+    if (rc != GPUEST_OK)
+        return rc;
+    ldst_step(g, sm);
+    missq_step(g, sm);
+    if (avail == 0 && sm->warps_used > 0)
+        maybe_sleep(g, sm);
+    return g->failed ? sim_oom(g, "memory requests") : GPUEST_OK;
+}
+
+gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
+{
+    gpuest_noc_packet_t pkt;
+    if (!gpuest_noc_eject(g->noc, sm->node, &pkt))
+        return GPUEST_OK;
+    int32_t i = (int32_t)((intptr_t)pkt.payload - 1);
+    if (i < 0 || i >= g->pool.cap || g->pool.r[i].state != RQ_REPLY_NET || g->pool.r[i].sm != sm->id)
+        return gpuest_fail(err, GPUEST_ECORRUPT, "SM %d received a reply for request %ld that is not outstanding",
+                           sm->id, (long)i);
+    sim_req_t *q = &g->pool.r[i];
+    sim_progress(g);
+    sm->sleep_until = 0;
+    g->ctr.v[SC_replies]++;
+    if (q->op == GPUEST_MEM_LOAD) {
+        g->ctr.v[SC_read_done]++;
+        g->ctr.v[SC_miss_fs] += (uint64_t)(g->now - q->t_created);
+        g->ctr.v[SC_req_fs] += (uint64_t)(q->t_accept - q->t_created);
+        g->ctr.v[SC_mem_fs] += (uint64_t)(q->t_reply - q->t_accept);
+        g->ctr.v[SC_reply_fs] += (uint64_t)(g->now - q->t_reply);
+        sim_l1_fill(g, sm, i);
+        return GPUEST_OK;
+    }
+    sim_warp_t *w = &sm->warps[q->warp];
+    if (q->op == GPUEST_MEM_STORE) {
+        w->pending_stores--;
+    } else { /* atomic: the warp waits for its data */
+        w->pending_loads--;
+        w->load_misses++;
+        sim_time_t ready = g->now + (sim_time_t)q->extra_core * g->period[GPUEST_CLK_CORE];
+        if (ready > w->hit_done)
+            w->hit_done = ready;
+    }
+    sim_pool_release(&g->pool, i);
+    return GPUEST_OK;
+}
+
+void sim_sm_abort(sim_gpu_t *g, sim_sm_t *sm)
+{
+    for (int s = 0; s < g->cfg->core.warps_per_sm; s++) {
+        sim_warp_t *w = &sm->warps[s];
+        if (w->state != WS_EMPTY && w->stream)
+            g->src->warp_close(g->src->ctx, w->stream);
+        w->stream = NULL;
+        w->state = WS_EMPTY;
+    }
+}

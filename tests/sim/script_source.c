@@ -1,0 +1,112 @@
+/* script_source.c: the scripted instruction source used by the simulator tests. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script_source.h"
+
+typedef struct {
+    script_t *s;
+    uint32_t cta;
+    int pc;
+    uint32_t rep;
+} script_warp_t;
+
+static gpuest_err next_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_error_t *err)
+{
+    (void)err;
+    script_t *s = ctx;
+    if (s->current + 1 >= s->nkernels) {
+        *done = 1;
+        return GPUEST_OK;
+    }
+    s->current++;
+    const script_kernel_t *k = &s->kernels[s->current];
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "script%d", s->current);
+    l->index = (uint32_t)s->current;
+    l->grid[0] = k->ctas;
+    l->grid[1] = l->grid[2] = 1;
+    l->block[0] = k->warps_per_cta * 32;
+    l->block[1] = l->block[2] = 1;
+    l->num_ctas = k->ctas;
+    l->threads_per_cta = k->warps_per_cta * 32;
+    l->warps_per_cta = k->warps_per_cta;
+    l->shmem_bytes = k->shmem_bytes;
+    l->regs_per_thread = k->regs_per_thread;
+    l->regs_per_cta = k->regs_per_thread * l->threads_per_cta;
+    *done = 0;
+    return GPUEST_OK;
+}
+
+static gpuest_err end_launch(void *ctx, gpuest_error_t *err)
+{
+    script_t *s = ctx;
+    if (s->open_warps != 0)
+        return gpuest_fail(err, GPUEST_EINVAL, "end_launch with %d warps open", s->open_warps);
+    return GPUEST_OK;
+}
+
+static gpuest_err warp_open(void *ctx, uint32_t cta, uint32_t warp, void **out, gpuest_error_t *err)
+{
+    (void)warp;
+    script_warp_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return gpuest_fail(err, GPUEST_ENOMEM, "script warp");
+    w->s = ctx;
+    w->cta = cta;
+    w->s->open_warps++;
+    *out = w;
+    return GPUEST_OK;
+}
+
+static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_error_t *err)
+{
+    (void)ctx;
+    (void)err;
+    script_warp_t *w = warp;
+    const script_kernel_t *k = &w->s->kernels[w->s->current];
+    memset(in, 0, sizeof *in);
+    while (w->pc < k->ninsts && k->insts[w->pc].only_cta >= 0 && (uint32_t)k->insts[w->pc].only_cta != w->cta)
+        w->pc++;
+    if (w->pc >= k->ninsts) {
+        in->kind = GPUEST_INST_END;
+        return GPUEST_OK;
+    }
+    const script_inst_t *si = &k->insts[w->pc];
+    in->kind = si->kind;
+    in->pc = (uint32_t)w->pc;
+    in->active_mask = 0xFFFFFFFFu;
+    in->lat = si->lat;
+    in->op = si->op;
+    if (si->kind == GPUEST_INST_MEM) {
+        in->size = si->size;
+        for (int lane = 0; lane < 32; lane++)
+            in->addr[lane] = si->addr + (uint64_t)lane * si->stride;
+    }
+    uint32_t reps = si->repeat ? si->repeat : 1;
+    if (++w->rep >= reps) {
+        w->rep = 0;
+        w->pc++;
+    }
+    return GPUEST_OK;
+}
+
+static void warp_close(void *ctx, void *warp)
+{
+    script_t *s = ctx;
+    s->open_warps--;
+    free(warp);
+}
+
+void script_source(gpuest_sim_source_t *src, script_t *s)
+{
+    s->current = -1;
+    s->open_warps = 0;
+    src->ctx = s;
+    src->next_launch = next_launch;
+    src->end_launch = end_launch;
+    src->warp_open = warp_open;
+    src->warp_next = warp_next;
+    src->warp_close = warp_close;
+}

@@ -1,0 +1,36 @@
+/* script_source.h: a hand-written instruction source for simulator tests (kernels as small instruction lists). */
+#ifndef GPUEST_TEST_SCRIPT_SOURCE_H
+#define GPUEST_TEST_SCRIPT_SOURCE_H
+
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+/* One scripted instruction, repeated `repeat` times (0 counts as 1). Lanes of a
+ * memory instruction access addr + lane * stride (size bytes each). */
+typedef struct {
+    gpuest_inst_kind_t kind;
+    gpuest_mem_op_t op;
+    gpuest_lat_class_t lat;
+    uint64_t addr;
+    uint32_t stride, size, repeat;
+    int only_cta; /* -1: every CTA runs it; else only this CTA */
+} script_inst_t;
+
+#define SCRIPT_MAX_INSTS 32
+#define SCRIPT_MAX_KERNELS 8
+
+typedef struct {
+    uint32_t ctas, warps_per_cta, shmem_bytes, regs_per_thread;
+    int ninsts;
+    script_inst_t insts[SCRIPT_MAX_INSTS];
+} script_kernel_t;
+
+typedef struct {
+    int nkernels, current, open_warps;
+    script_kernel_t kernels[SCRIPT_MAX_KERNELS];
+} script_t;
+
+void script_source(gpuest_sim_source_t *src, script_t *s);
+
+#endif

@@ -1,0 +1,360 @@
+/* test_sim_known.c: the simulator against values worked out by hand: L1 hit, isolated L2 hit and DRAM read, schedulers, limits. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "noc/noc.h"
+#include "script_source.h"
+
+#define A GPUEST_MEMIMG_BASE
+
+static script_inst_t mem(gpuest_mem_op_t op, uint64_t addr)
+{
+    return (script_inst_t){GPUEST_INST_MEM, op, GPUEST_LAT_ALU, addr, 4, 4, 1, -1};
+}
+
+static script_inst_t compute(uint32_t repeat)
+{
+    return (script_inst_t){GPUEST_INST_COMPUTE, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, repeat, -1};
+}
+
+static script_inst_t barrier(void)
+{
+    return (script_inst_t){GPUEST_INST_BARRIER, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, 1, -1};
+}
+
+static void preset(gpuest_config_t *c, const char *name)
+{
+    gpuest_error_t e;
+    assert_int_equal(gpuest_config_preset(c, name, &e), GPUEST_OK);
+}
+
+static void one_warp_kernel(script_t *s, int k, int n, const script_inst_t *insts)
+{
+    script_kernel_t *kk = &s->kernels[k];
+    memset(kk, 0, sizeof *kk);
+    kk->ctas = 1;
+    kk->warps_per_cta = 1;
+    kk->regs_per_thread = 16;
+    kk->ninsts = n;
+    memcpy(kk->insts, insts, (size_t)n * sizeof *insts);
+    if (k + 1 > s->nkernels)
+        s->nkernels = k + 1;
+}
+
+static gpuest_err run(const gpuest_config_t *c, script_t *s, gpuest_sim_opts_t *o, gpuest_sim_result_t *r,
+                      gpuest_error_t *e)
+{
+    gpuest_sim_source_t src;
+    script_source(&src, s);
+    return gpuest_sim_run(c, &src, o, r, e);
+}
+
+/* ------------------------------------------------------------ L1 hit */
+typedef struct {
+    int n;
+    uint64_t issue[8], done[8];
+    int hits[8], misses[8];
+} loads_t;
+
+static void on_load(void *ctx, int sm, int slot, uint64_t issue, uint64_t done, int hits, int misses)
+{
+    (void)sm;
+    (void)slot;
+    loads_t *l = ctx;
+    if (l->n < 8) {
+        l->issue[l->n] = issue;
+        l->done[l->n] = done;
+        l->hits[l->n] = hits;
+        l->misses[l->n] = misses;
+        l->n++;
+    }
+}
+
+static void check_l1_hit(const char *name)
+{
+    gpuest_config_t c;
+    preset(&c, name);
+    script_t s = {0};
+    script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A), mem(GPUEST_MEM_LOAD, A)};
+    one_warp_kernel(&s, 0, 2, p);
+    loads_t l = {0};
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    o.hooks.ctx = &l;
+    o.hooks.load_done = on_load;
+    gpuest_sim_result_t r;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, &o, &r, &e), GPUEST_OK);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.misses[0], 1);
+    assert_int_equal(l.hits[1], 1);
+    assert_int_equal(l.misses[1], 0);
+    assert_int_equal(l.done[1] - l.issue[1], (uint64_t)c.l1.hit_latency);
+    assert_int_equal(r.total.l1_accesses, 2);
+    assert_int_equal(r.total.l1_hits, 1);
+    gpuest_sim_result_free(&r);
+}
+
+static void test_l1_hit_fermi(void **st)
+{
+    (void)st;
+    check_l1_hit("fermi");
+}
+
+static void test_l1_hit_mesh56(void **st)
+{
+    (void)st;
+    check_l1_hit("mesh56");
+}
+
+/* ------------------------------------------------------------ isolated L2 hit and DRAM read */
+static void check_isolated(const char *name)
+{
+    gpuest_config_t c;
+    preset(&c, name);
+    gpuest_error_t e = {0};
+    /* kernel 0 reads A from DRAM; kernel 1 starts with a cold L1 and hits the L2 */
+    script_t s = {0};
+    script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A)};
+    one_warp_kernel(&s, 0, 1, p);
+    one_warp_kernel(&s, 1, 1, p);
+    gpuest_sim_result_t r;
+    assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
+    assert_int_equal(r.num_kernels, 2);
+
+    int sm_nodes[64], mc_nodes[GPUEST_MAX_MCS];
+    assert_int_equal(gpuest_config_sm_nodes(&c, sm_nodes, &e), GPUEST_OK);
+    assert_int_equal(gpuest_config_mc_nodes(&c, mc_nodes, &e), GPUEST_OK);
+    int sm = sm_nodes[0], mc = mc_nodes[gpuest_config_mc_of_address(&c, A)], hops = 0;
+    if (c.noc.topology == GPUEST_TOPO_MESH)
+        hops = abs(sm / c.noc.k - mc / c.noc.k) + abs(sm % c.noc.k - mc % c.noc.k);
+    int reply_flits = gpuest_sim_packet_flits(&c.noc, 128);
+    /* the presets run core, interconnect and L2 on one clock: network cycles are core cycles */
+    assert_true(c.core.clock_mhz == c.noc.clock_mhz && c.core.clock_mhz == c.l2.clock_mhz);
+    double zl_req = (double)gpuest_noc_zero_load_latency(&c.noc, hops, 1);
+    double zl_rep = (double)gpuest_noc_zero_load_latency(&c.noc, hops, reply_flits);
+
+    const gpuest_sim_stats_t *d = &r.kernels[0], *h = &r.kernels[1];
+    printf("# %s hops %d: zero-load request %.0f reply %.0f | DRAM read req %.3f mem %.3f reply %.3f | L2 hit req "
+           "%.3f mem %.3f reply %.3f\n",
+           name, hops, zl_req, zl_rep, d->req_latency, d->mem_latency, d->reply_latency, h->req_latency,
+           h->mem_latency, h->reply_latency);
+    assert_int_equal(d->read_requests, 1);
+    assert_int_equal(d->dram_reads, 1);
+    assert_int_equal(h->read_requests, 1);
+    assert_int_equal(h->l2_hits, 1);
+    assert_int_equal(h->dram_reads, 0);
+    /* L2 hit: exactly the minimum L2 latency plus the unloaded round trip */
+    assert_true(h->req_latency == zl_req);
+    assert_true(h->mem_latency == (double)c.l2.hit_latency);
+    assert_true(h->reply_latency == zl_rep);
+    assert_true(h->miss_latency == zl_req + c.l2.hit_latency + zl_rep);
+    /* DRAM read: the minimum DRAM latency, up to one DRAM and one L2 clock edge of alignment */
+    assert_true(d->req_latency == zl_req);
+    assert_true(d->reply_latency == zl_rep);
+    assert_true(d->mem_latency >= (double)c.dram.min_latency - 1e-9);
+    assert_true(d->mem_latency <= (double)c.dram.min_latency + 2.0);
+    gpuest_sim_result_free(&r);
+}
+
+static void test_isolated_fermi(void **st)
+{
+    (void)st;
+    check_isolated("fermi");
+}
+
+static void test_isolated_mesh56(void **st)
+{
+    (void)st;
+    check_isolated("mesh56");
+}
+
+/* ------------------------------------------------------------ DRAM row buffer */
+static void test_dram_rows_fermi(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    /* A and A + 128 share a 256-byte interleaving chunk (same MC, same DRAM row, other L2 line);
+     * A + 196608 is 128 chunks further in the same MC: local offset 32 KB = row_bytes x banks,
+     * so the same bank and the next row. */
+    uint64_t far = (uint64_t)c.dram.row_bytes * (uint64_t)c.dram.banks / (uint64_t)c.mc.interleave_bytes *
+                   (uint64_t)c.mc.interleave_bytes * (uint64_t)c.mc.num_mcs;
+    assert_int_equal(far, 196608);
+    assert_int_equal(gpuest_config_mc_of_address(&c, A), gpuest_config_mc_of_address(&c, A + 128));
+    assert_int_equal(gpuest_config_mc_of_address(&c, A), gpuest_config_mc_of_address(&c, A + far));
+    script_t s = {0};
+    script_inst_t p0[] = {mem(GPUEST_MEM_LOAD, A)}, p1[] = {mem(GPUEST_MEM_LOAD, A + 128)},
+                  p2[] = {mem(GPUEST_MEM_LOAD, A + far)};
+    one_warp_kernel(&s, 0, 1, p0);
+    one_warp_kernel(&s, 1, 1, p1);
+    one_warp_kernel(&s, 2, 1, p2);
+    gpuest_sim_result_t r;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
+    double dram_to_core = c.core.clock_mhz / c.dram.clock_mhz, min = c.dram.min_latency;
+    double hit = min - c.dram.tRCD * dram_to_core, conflict = min + c.dram.tRP * dram_to_core;
+    printf("# DRAM closed %.3f, row hit %.3f (expect %.3f), row conflict %.3f (expect %.3f)\n",
+           r.kernels[0].mem_latency, r.kernels[1].mem_latency, hit, r.kernels[2].mem_latency, conflict);
+    assert_int_equal(r.kernels[1].dram_row_hits, 1);
+    assert_int_equal(r.kernels[2].dram_row_hits, 0);
+    assert_int_equal(r.kernels[2].dram_reads, 1);
+    /* up to one DRAM and one L2 clock edge of alignment each */
+    assert_true(r.kernels[1].mem_latency >= hit - 1e-9 && r.kernels[1].mem_latency <= hit + 2.0);
+    assert_true(r.kernels[2].mem_latency >= conflict - 1e-9 && r.kernels[2].mem_latency <= conflict + 2.0);
+    gpuest_sim_result_free(&r);
+}
+
+/* ------------------------------------------------------------ schedulers */
+static void check_sched(gpuest_warp_sched_t sched, double expect_cps)
+{
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    c.core.scheduler = sched;
+    script_t s = {0};
+    script_inst_t p[] = {compute(100)};
+    one_warp_kernel(&s, 0, 1, p);
+    s.kernels[0].warps_per_cta = 4; /* 2 per scheduler */
+    gpuest_sim_result_t r;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
+    assert_int_equal(r.total.warp_instructions, 400);
+    assert_int_equal(r.total.thread_instructions, 400 * 32);
+    assert_true(r.total.cycles_per_schedule == expect_cps);
+    gpuest_sim_result_free(&r);
+}
+
+static void test_gto_runs(void **st)
+{
+    (void)st;
+    check_sched(GPUEST_WSCHED_GTO, 100.0); /* a compute-only warp keeps its scheduler until it ends */
+}
+
+static void test_lrr_runs(void **st)
+{
+    (void)st;
+    check_sched(GPUEST_WSCHED_LRR, 1.0); /* round robin switches warps at every issue */
+}
+
+/* ------------------------------------------------------------ stores, barriers, atomics */
+static void test_store_barrier_atomic(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    script_t s = {0};
+    script_inst_t p[] = {mem(GPUEST_MEM_STORE, A), barrier(), mem(GPUEST_MEM_LOAD, A),
+                         mem(GPUEST_MEM_ATOMIC, A + 4096), compute(3)};
+    one_warp_kernel(&s, 0, 5, p);
+    s.kernels[0].warps_per_cta = 4;
+    s.kernels[0].ctas = 3;
+    gpuest_sim_result_t r;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
+    assert_int_equal(r.total.store_requests, 12);
+    assert_int_equal(r.total.atomic_requests, 12);
+    assert_int_equal(r.requests_sent, r.replies_received);
+    assert_int_equal(r.outstanding, 0);
+    assert_int_equal(r.total.warp_instructions, 12 * 7);
+    gpuest_sim_result_free(&r);
+}
+
+/* ------------------------------------------------------------ errors and limits */
+static void stall_reply(void *ctx, const gpuest_sim_req_info_t *q, int *flits, int *extra_l2, int *extra_core)
+{
+    (void)ctx;
+    (void)q;
+    (void)flits;
+    (void)extra_core;
+    *extra_l2 = 1000000000; /* a reply that never leaves: the warp waits forever */
+}
+
+static void test_watchdog(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    script_t s = {0};
+    script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A)};
+    one_warp_kernel(&s, 0, 1, p);
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    o.watchdog_cycles = 3000;
+    o.hooks.mc_reply = stall_reply;
+    gpuest_sim_result_t r;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, &o, &r, &e), GPUEST_EDEADLOCK);
+    assert_non_null(strstr(e.msg, "SM 0 warp slot 0"));
+    gpuest_sim_result_free(&r);
+}
+
+static void test_cta_too_big(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    script_t s = {0};
+    script_inst_t p[] = {compute(1)};
+    one_warp_kernel(&s, 0, 1, p);
+    s.kernels[0].warps_per_cta = (uint32_t)c.core.warps_per_sm + 1;
+    gpuest_sim_result_t r;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_EINVAL);
+    assert_non_null(strstr(e.msg, "a CTA needs"));
+    gpuest_sim_result_free(&r);
+}
+
+static void test_max_instructions(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    script_t s = {0};
+    script_inst_t p[] = {compute(1000)};
+    one_warp_kernel(&s, 0, 1, p);
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    o.max_instructions = 100;
+    gpuest_sim_result_t r;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, &o, &r, &e), GPUEST_OK);
+    assert_int_equal(r.stopped_by_limit, 1);
+    assert_int_equal(r.num_kernels, 1);
+    assert_int_equal(r.kernels[0].partial, 1);
+    assert_int_equal(r.total.warp_instructions, 100);
+    assert_int_equal(s.open_warps, 0); /* every stream closed */
+    gpuest_sim_result_free(&r);
+}
+
+static void test_packet_flits(void **st)
+{
+    (void)st;
+    gpuest_noc_cfg_t n = {0};
+    n.flit_bytes = 32;
+    assert_int_equal(gpuest_sim_packet_flits(&n, 128), 5);
+    n.flit_bytes = 16;
+    assert_int_equal(gpuest_sim_packet_flits(&n, 128), 9);
+    assert_int_equal(gpuest_sim_packet_flits(&n, 0), 1);
+    n.header_bytes = 8;
+    assert_int_equal(gpuest_sim_packet_flits(&n, 128), 9); /* ceil(136 / 16) */
+    assert_int_equal(gpuest_sim_packet_flits(&n, 32), 3);  /* ceil(40 / 16) */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_packet_flits),     cmocka_unit_test(test_l1_hit_fermi),
+        cmocka_unit_test(test_l1_hit_mesh56),    cmocka_unit_test(test_isolated_fermi),
+        cmocka_unit_test(test_isolated_mesh56),  cmocka_unit_test(test_dram_rows_fermi),
+        cmocka_unit_test(test_gto_runs),
+        cmocka_unit_test(test_lrr_runs),         cmocka_unit_test(test_store_barrier_atomic),
+        cmocka_unit_test(test_watchdog),         cmocka_unit_test(test_cta_too_big),
+        cmocka_unit_test(test_max_instructions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
