@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "model/model.h"
 #include "noc/noc.h"
 
 #define CMD "noc"
@@ -54,7 +55,11 @@ static void usage(FILE *out)
             "  --sweep              rates step, 2 step, ... to saturation, then bisect the knee\n"
             "  --step S --max-rate M --refine N  sweep controls (0.05, 1.0, 3)\n"
             "  --booksim FILE       take network, traffic and measurement from a BookSim 2 config\n"
-            "  --model sim          the cycle-level simulator (the only model so far)\n"
+            "  --model sim|analytic the cycle-level simulator (default) or the analytical\n"
+            "                       queueing model (docs/model.md): same traffic, same columns\n"
+            "  --compare            run both and print them side by side with the model's error\n"
+            "                       (with --sweep: at every rate of the simulated sweep); the CSV\n"
+            "                       then has one row per model and rate and a last column 'model'\n"
             "  --csv FILE           write rows with the reference CSV columns\n");
 }
 
@@ -66,7 +71,7 @@ typedef struct {
     long k, vcs, buffer, packet_flits, sample_period, warmup_periods, max_samples, refine;
     double rate, step, max_rate, latency_thres;
     unsigned long long seed;
-    int sweep, have_rate, have_seed, have_pf, have_sp, have_wp, have_ms, have_lt;
+    int sweep, compare, have_rate, have_seed, have_pf, have_sp, have_wp, have_ms, have_lt;
 } noc_opts_t;
 
 /* One result row (one model at one rate), as printed and written to CSV. */
@@ -113,6 +118,10 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
         }
         if (cli_args_is(&a, "sweep")) {
             o->sweep = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "compare")) {
+            o->compare = 1;
             continue;
         }
         if ((rc = cli_config_option(&o->cc, &a)) != 0) {
@@ -190,10 +199,8 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
             return cli_usage_error(CMD, "unknown option --%s (see gpuest noc --help)", a.name);
         }
     }
-    if (strcmp(o->model, "sim") != 0)
-        /* MODEL HOOK: the analytical-model issue adds "--model analytic" and
-         * "--compare" here (same noc_setup_t traffic names, one noc_row_t per model). */
-        return cli_usage_error(CMD, "--model %s: only 'sim' is available in this version", o->model);
+    if (strcmp(o->model, "sim") != 0 && strcmp(o->model, "analytic") != 0)
+        return cli_usage_error(CMD, "--model %s: expected sim or analytic", o->model);
     return 0;
 }
 
@@ -311,7 +318,7 @@ static int setup_from_machine(noc_opts_t *o, noc_setup_t *s)
     s->cfg = cfg->noc;
     if ((rc = parse_routing(o->routing, &s->cfg, s->routing_name, sizeof s->routing_name)) != 0)
         return rc;
-    gpuest_noc_opts_default(&s->nopts);
+    gpuest_noc_opts_from_cfg(&s->cfg, &s->nopts);
     s->nopts.num_classes = 1;
     s->nopts.num_nodes = cfg->core.num_sms + cfg->mc.num_mcs; /* crossbar endpoints */
     gpuest_noc_traffic_default(&s->traffic);
@@ -331,8 +338,10 @@ static int setup_from_machine(noc_opts_t *o, noc_setup_t *s)
         gpuest_err e = gpuest_config_mc_nodes(cfg, s->traffic.mc_nodes, &err);
         if (e != GPUEST_OK)
             return cli_report(CMD, e, &err);
-        if (!o->have_pf)
-            s->traffic.packet_flits = 5; /* a 64-byte reply in 16-byte flits + header; override with --packet-flits */
+        if (!o->have_pf) { /* a read reply: header + one 128-byte line, as the full-system simulator sends */
+            int request_flits;
+            gpuest_model_gpu_packet_flits(cfg, &request_flits, &s->traffic.packet_flits);
+        }
     }
     if (s->traffic.pattern == GPUEST_NOC_TRAFFIC_HOTSPOT) {
         if (o->hot) {
@@ -368,11 +377,41 @@ static void fmt_or_empty(char *buf, size_t cap, double v, int empty)
         snprintf(buf, cap, "%.4f", v);
 }
 
+static const char *const compare_header[] = {
+    "rate", "sim_latency", "model_latency", "error", "sim_accepted", "model_accepted", "sim_sat", "model_sat",
+};
+#define COMPARE_COLUMNS (sizeof compare_header / sizeof compare_header[0])
+
+/* Side-by-side table of rows ordered (sim, analytic) per rate. */
+static void print_compare(const noc_row_t *rows, int n)
+{
+    cli_table_t t;
+    cli_table_init(&t, compare_header, COMPARE_COLUMNS);
+    for (int i = 0; i + 1 < n; i += 2) {
+        const gpuest_noc_result_t *sim = &rows[i].r, *mod = &rows[i + 1].r;
+        char sl[32], ml[32], e[32];
+        fmt_or_empty(sl, sizeof sl, sim->avg_packet_latency, sim->saturated);
+        fmt_or_empty(ml, sizeof ml, mod->avg_packet_latency, mod->saturated);
+        if (sim->saturated || mod->saturated || sim->avg_packet_latency <= 0)
+            snprintf(e, sizeof e, "-");
+        else
+            snprintf(e, sizeof e, "%+.1f%%", 100.0 * (mod->avg_packet_latency / sim->avg_packet_latency - 1.0));
+        cli_table_addf(&t, "%.5g\t%s\t%s\t%s\t%.4f\t%.4f\t%d\t%d", sim->offered_rate, sim->saturated ? "-" : sl,
+                       mod->saturated ? "-" : ml, e, sim->accepted_rate, mod->accepted_rate, sim->saturated,
+                       mod->saturated);
+    }
+    cli_table_print(&t, stdout);
+    cli_table_free(&t);
+}
+
 static int emit(const noc_opts_t *o, const noc_setup_t *s, const noc_row_t *rows, int n)
 {
     cli_table_t text, csv;
+    const char *header[CSV_COLUMNS + 1];
+    memcpy(header, csv_header, sizeof csv_header);
+    header[CSV_COLUMNS] = "model";
     cli_table_init(&text, text_header, TEXT_COLUMNS);
-    cli_table_init(&csv, csv_header, CSV_COLUMNS);
+    cli_table_init(&csv, header, CSV_COLUMNS + (o->compare ? 1 : 0));
     for (int i = 0; i < n; i++) {
         const gpuest_noc_result_t *r = &rows[i].r;
         char lat[32], nlat[32];
@@ -381,18 +420,127 @@ static int emit(const noc_opts_t *o, const noc_setup_t *s, const noc_row_t *rows
         cli_table_addf(&text, "%s\t%.5g\t%s\t%s\t%.4f\t%.3f\t%d\t%lld", rows[i].model, r->offered_rate,
                        r->saturated ? "-" : lat, r->saturated ? "-" : nlat, r->accepted_rate, r->avg_hops,
                        r->saturated, (long long)r->sim_cycles);
-        cli_table_addf(&csv, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%.6g\t%s\t%s\t%.6g\t%d",
+        cli_table_addf(&csv, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%.6g\t%s\t%s\t%.6g\t%d\t%s",
                        gpuest_topology_name(s->cfg.topology), s->cfg.k, s->cfg.vcs, s->cfg.buffer_flits,
                        s->routing_name, gpuest_noc_pattern_name(s->traffic.pattern), s->traffic.packet_flits,
-                       r->offered_rate, lat, nlat, r->accepted_rate, r->saturated);
+                       r->offered_rate, lat, nlat, r->accepted_rate, r->saturated, rows[i].model);
     }
-    cli_table_print(&text, stdout);
+    if (o->compare)
+        print_compare(rows, n);
+    else
+        cli_table_print(&text, stdout);
     int rc = 0;
     if (o->csv)
         rc = cli_table_write_csv(&csv, o->csv, CMD);
     cli_table_free(&text);
     cli_table_free(&csv);
     return rc;
+}
+
+/* ------------------------------------------------------------ analytical model */
+
+/* The same traffic description in the model's terms. */
+static gpuest_err model_pattern(const noc_setup_t *s, gpuest_model_pattern_t *p, gpuest_error_t *err)
+{
+    GPUEST_TRY(gpuest_model_pattern_init(p, gpuest_noc_pattern_name(s->traffic.pattern), err));
+    p->packet_flits = s->traffic.packet_flits;
+    if (s->traffic.pattern == GPUEST_NOC_TRAFFIC_GPU) {
+        p->reply_flits = s->traffic.packet_flits;
+        p->request_flits = s->traffic.request_flits;
+    }
+    p->num_hotspots = s->traffic.num_hot;
+    for (int i = 0; i < s->traffic.num_hot && i < GPUEST_MODEL_MAX_HOTSPOTS; i++) {
+        p->hotspot_nodes[i] = s->traffic.hot_nodes[i];
+        p->hotspot_rates[i] = s->traffic.hot_weights[i];
+    }
+    return GPUEST_OK;
+}
+
+/* Evaluates the model at one rate into a simulator-shaped result row. */
+static gpuest_err model_row(const gpuest_config_t *cfg, const gpuest_model_pattern_t *p, double rate,
+                            gpuest_noc_result_t *out, gpuest_error_t *err)
+{
+    gpuest_model_result_t m;
+    GPUEST_TRY(gpuest_model_noc_point(cfg, p, rate, NULL, &m, err));
+    memset(out, 0, sizeof *out);
+    out->offered_rate = rate;
+    out->saturated = m.saturated;
+    out->avg_packet_latency = m.saturated ? 0.0 : m.avg_packet_latency;
+    out->avg_network_latency = m.saturated ? 0.0 : m.avg_network_latency;
+    out->accepted_rate = m.accepted_rate;
+    double packets = 0.0, hops = 0.0;
+    for (int c = 0; c < m.num_classes && c < GPUEST_NOC_MAX_CLASSES; c++) {
+        packets += m.cls[c].packets;
+        hops += m.cls[c].packets * m.cls[c].avg_hops;
+        out->cls_packet_latency[c] = m.cls[c].avg_latency;
+        out->cls_network_latency[c] = m.cls[c].avg_network_latency;
+    }
+    out->avg_hops = packets > 0 ? hops / packets : 0.0;
+    return GPUEST_OK;
+}
+
+/* The machine the model sees: the command's configuration with the network that
+ * was actually set up (which a BookSim file may have replaced). */
+static void model_config(const noc_opts_t *o, const noc_setup_t *s, gpuest_config_t *cfg)
+{
+    *cfg = o->cc.cfg;
+    cfg->noc = s->cfg;
+    if (s->traffic.pattern != GPUEST_NOC_TRAFFIC_GPU && s->cfg.topology == GPUEST_TOPO_CROSSBAR &&
+        s->nopts.num_nodes > 0) {
+        cfg->mc.num_mcs = 1; /* a crossbar's endpoints: all but one counted as SMs */
+        cfg->core.num_sms = s->nopts.num_nodes - 1;
+    }
+}
+
+/* Rates of an analytic-only sweep: step, 2 step, ... up to the first saturated point. */
+static gpuest_err model_sweep(const noc_opts_t *o, const gpuest_config_t *cfg, const gpuest_model_pattern_t *p,
+                              noc_row_t *rows, int *n, gpuest_error_t *err)
+{
+    *n = 0;
+    for (double rate = o->step; rate <= o->max_rate * (1 + 1e-9) && *n < MAX_ROWS; rate += o->step) {
+        rows[*n].model = "analytic";
+        GPUEST_TRY(model_row(cfg, p, rate, &rows[*n].r, err));
+        if (rows[(*n)++].r.saturated)
+            break;
+    }
+    return GPUEST_OK;
+}
+
+/* Adds, after every simulated row, the model at the same rate (rows has room for 2n). */
+static gpuest_err interleave_model(const gpuest_config_t *cfg, const gpuest_model_pattern_t *p, noc_row_t *rows,
+                                   int *n, gpuest_error_t *err)
+{
+    for (int i = *n - 1; i >= 0; i--) {
+        rows[2 * i] = rows[i];
+        rows[2 * i + 1].model = "analytic";
+        GPUEST_TRY(model_row(cfg, p, rows[i].r.offered_rate, &rows[2 * i + 1].r, err));
+    }
+    *n *= 2;
+    return GPUEST_OK;
+}
+
+static gpuest_err run_simulation(const noc_opts_t *o, const noc_setup_t *s, noc_row_t *rows, int *n,
+                                 gpuest_error_t *err)
+{
+    gpuest_err e;
+    if (o->sweep) {
+        gpuest_noc_result_t *res = calloc(MAX_ROWS, sizeof *res);
+        gpuest_progress_t *pr = cli_progress("noc sweep", (unsigned long long)(o->max_rate / o->step) + o->refine);
+        e = res ? gpuest_noc_sweep(&s->cfg, &s->nopts, &s->traffic, &s->measure, o->step, o->max_rate, (int)o->refine,
+                                   res, MAX_ROWS / 2, n, pr, err)
+                : GPUEST_ENOMEM;
+        gpuest_progress_finish(pr);
+        for (int i = 0; i < *n; i++)
+            rows[i] = (noc_row_t){.model = "sim", .r = res[i]};
+        free(res);
+    } else {
+        gpuest_progress_t *pr = cli_progress("noc", (unsigned long long)s->measure.max_samples);
+        e = gpuest_noc_measure(&s->cfg, &s->nopts, &s->traffic, &s->measure, pr, &rows[0].r, err);
+        gpuest_progress_finish(pr);
+        rows[0].model = "sim";
+        *n = 1;
+    }
+    return e;
 }
 
 int cli_cmd_noc(int argc, char **argv)
@@ -413,25 +561,24 @@ int cli_cmd_noc(int argc, char **argv)
     int n = 0;
     gpuest_error_t err;
     gpuest_error_clear(&err);
-    gpuest_err e;
-    if (o.sweep) {
-        gpuest_noc_result_t *res = calloc(MAX_ROWS, sizeof *res);
-        gpuest_progress_t *pr = cli_progress("noc sweep", (unsigned long long)(o.max_rate / o.step) + o.refine);
-        e = res ? gpuest_noc_sweep(&s.cfg, &s.nopts, &s.traffic, &s.measure, o.step, o.max_rate, (int)o.refine, res,
-                                   MAX_ROWS, &n, pr, &err)
-                : GPUEST_ENOMEM;
-        gpuest_progress_finish(pr);
-        for (int i = 0; i < n; i++)
-            rows[i] = (noc_row_t){.model = "sim", .r = res[i]};
-        free(res);
-    } else {
-        gpuest_progress_t *pr = cli_progress("noc", (unsigned long long)s.measure.max_samples);
-        e = gpuest_noc_measure(&s.cfg, &s.nopts, &s.traffic, &s.measure, pr, &rows[0].r, &err);
-        gpuest_progress_finish(pr);
-        rows[0].model = "sim";
-        n = 1;
+    gpuest_config_t mcfg;
+    gpuest_model_pattern_t pattern;
+    model_config(&o, &s, &mcfg);
+    int analytic_only = strcmp(o.model, "analytic") == 0 && !o.compare;
+    gpuest_err e = model_pattern(&s, &pattern, &err);
+    if (e == GPUEST_OK && analytic_only) {
+        if (o.sweep) {
+            e = model_sweep(&o, &mcfg, &pattern, rows, &n, &err);
+        } else {
+            rows[0].model = "analytic";
+            e = model_row(&mcfg, &pattern, s.traffic.rate, &rows[0].r, &err);
+            n = 1;
+        }
+    } else if (e == GPUEST_OK) {
+        e = run_simulation(&o, &s, rows, &n, &err);
+        if (e == GPUEST_OK && o.compare)
+            e = interleave_model(&mcfg, &pattern, rows, &n, &err);
     }
-    /* MODEL HOOK: "--model analytic" / "--compare" append rows here, one per model and rate. */
     if (e != GPUEST_OK) {
         free(rows);
         return cli_report(CMD, e, &err);

@@ -24,6 +24,8 @@ typedef enum {
 } gpuest_mc_placement_t;
 typedef enum { GPUEST_WSCHED_GTO = 0, GPUEST_WSCHED_LRR = 1 } gpuest_warp_sched_t;
 typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sched_t;
+/* Router allocators (BookSim names: islip, separable_input_first). */
+typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
 typedef struct {
@@ -37,8 +39,10 @@ typedef struct {
     int schedulers_per_sm;
     gpuest_warp_sched_t scheduler;
     double clock_mhz;
-    int alu_latency; /* latency of a simple integer/fp op */
-    int sfu_latency; /* transcendental / long-latency op */
+    int alu_latency;   /* latency of a simple integer/fp op */
+    int sfu_latency;   /* transcendental / long-latency op */
+    int shmem_latency; /* shared-memory access */
+    int const_latency; /* constant-cache hit */
 } gpuest_core_cfg_t;
 
 /* Per-SM L1 data cache. */
@@ -60,6 +64,7 @@ typedef struct {
     int assoc;
     int banks_per_mc;
     int mshrs;
+    int mshr_merge;  /* requests merged per L2 MSHR entry */
     int hit_latency; /* minimum L2 hit latency, core cycles, as the documents give it */
     double clock_mhz;
 } gpuest_l2_cfg_t;
@@ -108,8 +113,12 @@ typedef struct {
     int mc_nodes[GPUEST_MAX_MCS]; /* explicit placement; first num_mc_nodes used */
     int num_mc_nodes;
     int xbar_port_flits; /* crossbar: flits per cycle per port */
-    int inject_queue;    /* NI injection queue, packets */
-    int eject_queue;     /* NI ejection queue, packets */
+    gpuest_allocator_t vc_allocator;
+    gpuest_allocator_t sw_allocator;
+    int alloc_iters;          /* allocator iterations (BookSim alloc_iters) */
+    int wait_for_tail_credit; /* 1: an output VC is reused only after its tail's credit returns */
+    int inject_queue;         /* NI injection queue, packets */
+    int eject_queue;          /* NI ejection queue, packets */
     double clock_mhz;
 } gpuest_noc_cfg_t;
 

@@ -8,7 +8,11 @@
  *    for every preset (the other documents give only the 924 MHz memory clock).
  *  - choice: L1D 64 MSHRs merging 8 requests, 8-entry miss queue (GTX480 config).
  *  - choice: L1D hit latency 20 core cycles (none of the documents states one).
- *  - choice: ALU latency 4, SFU latency 20 core cycles (GPGPU-Sim pipeline depths).
+ *  - choice: ALU latency 4, SFU latency 20 core cycles (GPGPU-Sim pipeline depths);
+ *    shared memory 24, constant-cache hit 8 core cycles.
+ *  - choice: L2 MSHR merging unbounded in practice (65536 per entry): merging is
+ *    limited by the SMs' own MSHRs.
+ *  - BookSim defaults for the allocators: iSLIP, 1 iteration, no wait for tail credit.
  *  - choice: 2 KB DRAM rows, 32 L2 MSHRs per slice, 16-entry MC queues and NI queues.
  *  - BookSim delays: "2-cycle router" (data-filtering thesis Table 5.1) is taken as
  *    VC allocation + switch allocation with look-ahead routing (routing_delay 0),
@@ -53,6 +57,8 @@ static void common_defaults(gpuest_config_t *c)
         .clock_mhz = 700.0,
         .alu_latency = 4,
         .sfu_latency = 20,
+        .shmem_latency = 24,
+        .const_latency = 8,
     };
     c->l1 = (gpuest_l1_cfg_t){
         .size_bytes = 16 * 1024,
@@ -70,6 +76,7 @@ static void common_defaults(gpuest_config_t *c)
         .assoc = 8,
         .banks_per_mc = 1,
         .mshrs = 32,
+        .mshr_merge = 65536,
         .hit_latency = 120,
         .clock_mhz = 700.0,
     };
@@ -114,6 +121,10 @@ static void common_defaults(gpuest_config_t *c)
         .mc_placement = GPUEST_MCPLACE_BOTTOM,
         .num_mc_nodes = 0,
         .xbar_port_flits = 1,
+        .vc_allocator = GPUEST_ALLOC_ISLIP,
+        .sw_allocator = GPUEST_ALLOC_ISLIP,
+        .alloc_iters = 1,
+        .wait_for_tail_credit = 0,
         .inject_queue = 16,
         .eject_queue = 16,
         .clock_mhz = 700.0,

@@ -11,6 +11,7 @@ static const char *const split_names[] = {"virtual", "physical", NULL};
 static const char *const placement_names[] = {"bottom", "top_bottom", "edge", "diamond", "list", NULL};
 static const char *const warp_sched_names[] = {"gto", "lrr", NULL};
 static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
+static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
 static const char *const compression_names[] = {"none", "bdi", "fpc", "cpack",      "bpc",
                                                 "sc2",  "dpc", "dsm", "dsm_approx", NULL};
 
@@ -30,6 +31,10 @@ const config_key config_keys[] = {
     {"core", "clock_mhz", KEY_DOUBLE, OFF(core.clock_mhz), 1, 10000, NULL, "core clock (MHz)"},
     {"core", "alu_latency", KEY_INT, OFF(core.alu_latency), 1, 1000, NULL, "ALU instruction latency (core cycles)"},
     {"core", "sfu_latency", KEY_INT, OFF(core.sfu_latency), 1, 1000, NULL, "SFU instruction latency (core cycles)"},
+    {"core", "shmem_latency", KEY_INT, OFF(core.shmem_latency), 1, 1000, NULL,
+     "shared-memory access latency (core cycles)"},
+    {"core", "const_latency", KEY_INT, OFF(core.const_latency), 1, 1000, NULL,
+     "constant-cache hit latency (core cycles)"},
     /* l1 */
     {"l1", "size_bytes", KEY_INT, OFF(l1.size_bytes), 512, 16777216, NULL, "L1D capacity per SM (bytes)"},
     {"l1", "line_bytes", KEY_INT, OFF(l1.line_bytes), 32, 512, NULL, "L1D line size (bytes)"},
@@ -45,6 +50,7 @@ const config_key config_keys[] = {
     {"l2", "assoc", KEY_INT, OFF(l2.assoc), 1, 64, NULL, "L2 ways"},
     {"l2", "banks_per_mc", KEY_INT, OFF(l2.banks_per_mc), 1, 64, NULL, "L2 banks per MC"},
     {"l2", "mshrs", KEY_INT, OFF(l2.mshrs), 1, 4096, NULL, "L2 MSHR entries per slice"},
+    {"l2", "mshr_merge", KEY_INT, OFF(l2.mshr_merge), 1, 65536, NULL, "requests merged per L2 MSHR entry"},
     {"l2", "hit_latency", KEY_INT, OFF(l2.hit_latency), 1, 10000, NULL, "minimum L2 hit latency (core cycles)"},
     {"l2", "clock_mhz", KEY_DOUBLE, OFF(l2.clock_mhz), 1, 10000, NULL, "L2 clock (MHz)"},
     /* dram */
@@ -97,6 +103,13 @@ const config_key config_keys[] = {
     {"noc", "mc_nodes", KEY_INT_LIST, OFF(noc.mc_nodes), 0, 1023, NULL,
      "explicit MC node ids (row * k + col) for mc_placement = list"},
     {"noc", "xbar_port_flits", KEY_INT, OFF(noc.xbar_port_flits), 1, 16, NULL, "crossbar flits per cycle per port"},
+    {"noc", "vc_allocator", KEY_ENUM, OFF(noc.vc_allocator), 0, 0, allocator_names,
+     "VC allocator (BookSim vc_allocator)"},
+    {"noc", "sw_allocator", KEY_ENUM, OFF(noc.sw_allocator), 0, 0, allocator_names,
+     "switch allocator (BookSim sw_allocator)"},
+    {"noc", "alloc_iters", KEY_INT, OFF(noc.alloc_iters), 1, 16, NULL, "allocator iterations (BookSim alloc_iters)"},
+    {"noc", "wait_for_tail_credit", KEY_INT, OFF(noc.wait_for_tail_credit), 0, 1, NULL,
+     "1: reuse an output VC only after its tail credit returns (BookSim)"},
     {"noc", "inject_queue", KEY_INT, OFF(noc.inject_queue), 1, 4096, NULL, "NI injection queue (packets)"},
     {"noc", "eject_queue", KEY_INT, OFF(noc.eject_queue), 1, 4096, NULL, "NI ejection queue (packets)"},
     {"noc", "clock_mhz", KEY_DOUBLE, OFF(noc.clock_mhz), 1, 10000, NULL, "interconnect clock (MHz)"},

@@ -17,6 +17,15 @@ void gpuest_noc_opts_default(gpuest_noc_opts_t *o)
     o->unbounded_eject = 0;
 }
 
+void gpuest_noc_opts_from_cfg(const gpuest_noc_cfg_t *cfg, gpuest_noc_opts_t *o)
+{
+    gpuest_noc_opts_default(o);
+    o->vc_allocator = cfg->vc_allocator == GPUEST_ALLOC_SEPARABLE_IF ? GPUEST_NOC_ALLOC_SEPARABLE_IF : GPUEST_NOC_ALLOC_ISLIP;
+    o->sw_allocator = cfg->sw_allocator == GPUEST_ALLOC_SEPARABLE_IF ? GPUEST_NOC_ALLOC_SEPARABLE_IF : GPUEST_NOC_ALLOC_ISLIP;
+    o->alloc_iters = cfg->alloc_iters;
+    o->wait_for_tail_credit = cfg->wait_for_tail_credit;
+}
+
 /* ---------------------------------------------------------------- construction */
 static gpuest_err check_cfg(const gpuest_noc_cfg_t *c, const gpuest_noc_opts_t *o, gpuest_error_t *err)
 {

@@ -51,6 +51,8 @@ typedef struct {
 } gpuest_noc_opts_t;
 
 void gpuest_noc_opts_default(gpuest_noc_opts_t *opts);
+/* Defaults, then the allocator settings the machine configuration carries. */
+void gpuest_noc_opts_from_cfg(const gpuest_noc_cfg_t *cfg, gpuest_noc_opts_t *opts);
 
 /* Builds the network. cfg->topology MESH: k x k routers, node id = row*k + col,
  * row 0 at the top, one NI per node. CROSSBAR: one switch per class group with

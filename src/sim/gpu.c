@@ -82,8 +82,8 @@ static gpuest_err build(sim_gpu_t *g, gpuest_error_t *err)
     g->write_ack_flits = 1;
     g->lat_class[GPUEST_LAT_ALU] = c->core.alu_latency;
     g->lat_class[GPUEST_LAT_SFU] = c->core.sfu_latency;
-    g->lat_class[GPUEST_LAT_SHMEM] = 24;             /* choice: docs/sim.md */
-    g->lat_class[GPUEST_LAT_CONST] = 8;              /* choice: constant-cache hit */
+    g->lat_class[GPUEST_LAT_SHMEM] = c->core.shmem_latency;
+    g->lat_class[GPUEST_LAT_CONST] = c->core.const_latency;
     g->lat_class[GPUEST_LAT_BRANCH] = c->core.alu_latency;
 
     int nodes_sm[1024], nodes_mc[GPUEST_MAX_MCS];
@@ -92,7 +92,7 @@ static gpuest_err build(sim_gpu_t *g, gpuest_error_t *err)
     GPUEST_TRY(gpuest_config_sm_nodes(c, nodes_sm, err));
     GPUEST_TRY(gpuest_config_mc_nodes(c, nodes_mc, err));
     gpuest_noc_opts_t no;
-    gpuest_noc_opts_default(&no);
+    gpuest_noc_opts_from_cfg(&c->noc, &no);
     no.num_nodes = g->nsm + g->nmc;
     no.num_classes = 2;
     GPUEST_TRY(gpuest_noc_create(&c->noc, &no, &g->noc, err));

@@ -20,7 +20,7 @@ gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_erro
     int banks = c->l2.banks_per_mc > 0 ? c->l2.banks_per_mc : 1;
     mc->pipe_cap = (lat > 0 ? lat : 1) * banks;
     GPUEST_TRY(sim_tags_init(&mc->l2, "l2", c->l2.size_per_mc_bytes, c->l2.line_bytes, c->l2.assoc, err));
-    GPUEST_TRY(sim_mshr_init(&mc->mshr, c->l2.mshrs, 64 * 1024, err)); /* merging bounded by the SMs' own MSHRs */
+    GPUEST_TRY(sim_mshr_init(&mc->mshr, c->l2.mshrs, c->l2.mshr_merge, err));
     mc->mshr.l2 = 1;
     return sim_dram_init(g, &mc->dram, err);
 }

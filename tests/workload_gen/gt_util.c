@@ -71,7 +71,7 @@ static void gt_count_name(gt_run_t *r, const char *name)
             return;
         }
     if (r->nnames < 8) {
-        strncpy(r->names[r->nnames], name, GPUEST_WL_NAME_MAX - 1);
+        snprintf(r->names[r->nnames], GPUEST_WL_NAME_MAX, "%s", name);
         r->per_name[r->nnames++] = 1;
     }
 }

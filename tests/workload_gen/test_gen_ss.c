@@ -90,7 +90,7 @@ static void test_ss_map_addresses(void **state)
     assert_int_equal(w.n, 4 + 8 + 3);
     for (int it = 0; it < 4; it++)
         for (int k = 0; k < 32; k++) {
-            int a, b;
+            int a = -1, b = -1;
             pair_of(k, &a, &b);
             assert_int_equal(w.mem[4 + 2 * it].addr[k], mat + (uint64_t)(a * DIM + 4 * it) * 4);
             assert_int_equal(w.mem[5 + 2 * it].addr[k], mat + (uint64_t)(b * DIM + 4 * it) * 4);
