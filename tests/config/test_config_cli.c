@@ -47,8 +47,10 @@ static void test_frame(void **state)
     assert_non_null(strstr(out, "not yet available"));
     assert_int_equal(run_gpuest("config --help", out, sizeof out), 0);
     assert_non_null(strstr(out, "usage: gpuest config"));
-    assert_int_equal(run_gpuest("run", out, sizeof out), 0);
+    assert_int_equal(run_gpuest("run --scale tiny --workload bfs", out, sizeof out), 0);
     assert_non_null(strstr(out, "mesh56"));
+    assert_non_null(strstr(out, "detailed simulation"));
+    assert_non_null(strstr(out, "analytical NoC model"));
 }
 
 static void test_show_then_check_round_trip(void **state)
