@@ -225,6 +225,16 @@ int cli_table_addf(cli_table_t *t, const char *fmt, ...)
     return cli_table_add(t, cells);
 }
 
+/* A number, possibly signed, with a unit suffix such as '%' or 'x', or a dash. */
+static int looks_numeric(const char *cell)
+{
+    if (strcmp(cell, "-") == 0)
+        return 1;
+    char *end;
+    strtod(cell, &end);
+    return end != cell && (*end == '\0' || strcmp(end, "%") == 0 || strcmp(end, "x") == 0);
+}
+
 void cli_table_print(const cli_table_t *t, FILE *out)
 {
     size_t width[64] = {0};
@@ -241,8 +251,11 @@ void cli_table_print(const cli_table_t *t, FILE *out)
         fprintf(out, "%s%-*s", c ? "  " : "", (int)width[c], t->header[c]);
     fputc('\n', out);
     for (size_t r = 0; r < t->rows; r++) {
-        for (size_t c = 0; c < cols; c++)
-            fprintf(out, "%s%*s", c ? "  " : "", (int)width[c], t->cells[r * t->columns + c]);
+        for (size_t c = 0; c < cols; c++) {
+            const char *cell = t->cells[r * t->columns + c];
+            /* numbers line up on the right, words on the left */
+            fprintf(out, looks_numeric(cell) ? "%s%*s" : "%s%-*s", c ? "  " : "", (int)width[c], cell);
+        }
         fputc('\n', out);
     }
 }
