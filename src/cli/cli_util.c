@@ -171,15 +171,6 @@ int cli_config_finish(cli_config_t *c, const char *cmd)
 
 /* ------------------------------------------------------------ tables */
 
-static char *copy_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 int cli_table_init(cli_table_t *t, const char *const *header, size_t columns)
 {
     memset(t, 0, sizeof *t);
@@ -199,7 +190,7 @@ int cli_table_add(cli_table_t *t, const char *const *cells)
         t->cap = cap;
     }
     for (size_t i = 0; i < t->columns; i++)
-        t->cells[t->rows * t->columns + i] = copy_str(cells[i] ? cells[i] : "");
+        t->cells[t->rows * t->columns + i] = gpuest_strdup(cells[i] ? cells[i] : "");
     t->rows++;
     return 0;
 }

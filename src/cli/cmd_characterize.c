@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_source.h"
 #include "commands.h"
 #include "compress/compress.h"
 #include "workload/workload.h"
@@ -202,10 +203,9 @@ static void add_row(cli_table_t *t, const agg_t *a, int compress)
 }
 
 typedef struct {
-    const char *workload, *trace, *csv_trace, *image, *csv;
+    cli_source_t src;
+    const char *csv;
     int all, compress;
-    gpuest_scale_t scale;
-    unsigned long long seed;
     gpuest_charact_opts_t opts;
 } ch_args_t;
 
@@ -218,6 +218,11 @@ static int parse_args(ch_args_t *o, int argc, char **argv)
         long n;
         if (!a.name)
             return cli_usage_error(a.cmd, "unexpected argument '%s'", a.value);
+        int c = cli_source_option(&o->src, &a);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
         if (cli_args_is(&a, "help")) {
             characterize_help(stdout);
             return -1;
@@ -225,47 +230,22 @@ static int parse_args(ch_args_t *o, int argc, char **argv)
             o->all = 1;
         } else if (cli_args_is(&a, "no-compress")) {
             o->compress = 0;
-        } else if (cli_args_is(&a, "workload")) {
-            if (!(o->workload = cli_args_value(&a)))
-                return 2;
-        } else if (cli_args_is(&a, "trace")) {
-            if (!(o->trace = cli_args_value(&a)))
-                return 2;
-        } else if (cli_args_is(&a, "csv-trace")) {
-            if (!(o->csv_trace = cli_args_value(&a)))
-                return 2;
-        } else if (cli_args_is(&a, "image")) {
-            if (!(o->image = cli_args_value(&a)))
-                return 2;
         } else if (cli_args_is(&a, "csv")) {
             if (!(o->csv = cli_args_value(&a)))
                 return 2;
-        } else if (cli_args_is(&a, "scale")) {
-            if (!(v = cli_args_value(&a)))
-                return 2;
-            if (gpuest_scale_parse(v, &o->scale) != GPUEST_OK)
-                return cli_usage_error(a.cmd, "--scale: expected tiny, small or default, got '%s'", v);
-        } else if (cli_args_is(&a, "seed")) {
-            if (!(v = cli_args_value(&a)) || cli_parse_u64(a.cmd, "--seed", v, &o->seed) != 0)
-                return 2;
         } else if (cli_args_is(&a, "sms")) {
-            if (!(v = cli_args_value(&a)) || cli_parse_int(a.cmd, "--sms", v, 1, 1024, &n) != 0)
+            if (!(v = cli_args_value(&a)) || cli_parse_int(a.cmd, "sms", v, 1, 1024, &n) != 0)
                 return 2;
             o->opts.num_sms = (int)n;
         } else if (cli_args_is(&a, "window")) {
-            if (!(v = cli_args_value(&a)) || cli_parse_int(a.cmd, "--window", v, 1, 1L << 30, &n) != 0)
+            if (!(v = cli_args_value(&a)) || cli_parse_int(a.cmd, "window", v, 1, 1L << 30, &n) != 0)
                 return 2;
             o->opts.share_window = (int)n;
         } else {
             return cli_usage_error(a.cmd, "unknown option --%s", a.name);
         }
     }
-    int sources = (o->workload != NULL) + (o->trace != NULL) + (o->csv_trace != NULL) + o->all;
-    if (sources != 1)
-        return cli_usage_error(a.cmd, "give exactly one of --workload, --all, --trace, --csv-trace");
-    if (o->image && !o->csv_trace)
-        return cli_usage_error(a.cmd, "--image goes with --csv-trace");
-    return 0;
+    return cli_source_check(&o->src, a.cmd, o->all, "--workload, --all, --trace, --csv-trace");
 }
 
 /* Characterizes one workload into c (rows appended). */
@@ -287,22 +267,12 @@ static gpuest_err run_one(ch_t *c, gpuest_workload_t *wl, const ch_args_t *o, gp
     return rc;
 }
 
-static gpuest_err open_one(const ch_args_t *o, const char *name, gpuest_workload_t **wl, gpuest_error_t *err)
-{
-    if (o->trace)
-        return gpuest_workload_open_accelsim(o->trace, wl, err);
-    if (o->csv_trace)
-        return gpuest_workload_open_csv(o->csv_trace, o->image, wl, err);
-    return gpuest_workload_create(name, o->scale, o->seed, wl, err);
-}
-
 int cli_cmd_characterize(int argc, char **argv)
 {
     ch_args_t o;
     memset(&o, 0, sizeof o);
     o.compress = 1;
-    o.scale = GPUEST_SCALE_SMALL;
-    o.seed = 1;
+    cli_source_init(&o.src);
     gpuest_charact_opts_default(&o.opts);
     int prc = parse_args(&o, argc, argv);
     if (prc < 0)
@@ -323,7 +293,7 @@ int cli_cmd_characterize(int argc, char **argv)
     size_t count = o.all ? gpuest_generator_count() : 1;
     for (size_t i = 0; rc == GPUEST_OK && i < count; i++) {
         gpuest_workload_t *wl = NULL;
-        rc = open_one(&o, o.all ? gpuest_generators[i]->name : o.workload, &wl, &err);
+        rc = cli_source_open(&o.src, o.all ? gpuest_generators[i]->name : NULL, &wl, &err);
         if (rc == GPUEST_OK && gpuest_workload_warning(wl))
             fprintf(stderr, "gpuest characterize: warning: %s\n", gpuest_workload_warning(wl));
         if (rc == GPUEST_OK)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_source.h"
 #include "commands.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
@@ -35,9 +36,9 @@ static void simulate_help(FILE *out)
 }
 
 typedef struct {
-    const char *workload, *trace, *csv_trace, *image, *csv, *samples, *links;
-    gpuest_scale_t scale;
-    unsigned long long seed, max_cycles, max_insts, watchdog;
+    cli_source_t src;
+    const char *csv, *samples, *links;
+    unsigned long long max_cycles, max_insts, watchdog;
     cli_config_t mc;
 } sim_args_t;
 
@@ -50,6 +51,8 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
         if (!a.name)
             return cli_usage_error(a.cmd, "unexpected argument '%s'", a.value);
         int c = cli_config_option(&o->mc, &a);
+        if (c == 0)
+            c = cli_source_option(&o->src, &a);
         if (c < 0)
             return 2;
         if (c > 0)
@@ -58,16 +61,11 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
             simulate_help(stdout);
             return -1;
         }
-        const char **str = cli_args_is(&a, "workload")    ? &o->workload
-                            : cli_args_is(&a, "trace")     ? &o->trace
-                            : cli_args_is(&a, "csv-trace") ? &o->csv_trace
-                            : cli_args_is(&a, "image")     ? &o->image
-                            : cli_args_is(&a, "csv")       ? &o->csv
+        const char **str = cli_args_is(&a, "csv")         ? &o->csv
                             : cli_args_is(&a, "samples")   ? &o->samples
                             : cli_args_is(&a, "links")     ? &o->links
                                                            : NULL;
-        unsigned long long *num = cli_args_is(&a, "seed")               ? &o->seed
-                                  : cli_args_is(&a, "max-cycles")       ? &o->max_cycles
+        unsigned long long *num = cli_args_is(&a, "max-cycles")         ? &o->max_cycles
                                   : cli_args_is(&a, "max-instructions") ? &o->max_insts
                                   : cli_args_is(&a, "watchdog")         ? &o->watchdog
                                                                         : NULL;
@@ -77,21 +75,12 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
         } else if (num) {
             if (!(v = cli_args_value(&a)) || cli_parse_u64(a.cmd, a.name, v, num) != 0)
                 return 2;
-        } else if (cli_args_is(&a, "scale")) {
-            if (!(v = cli_args_value(&a)))
-                return 2;
-            if (gpuest_scale_parse(v, &o->scale) != GPUEST_OK)
-                return cli_usage_error(a.cmd, "--scale: expected tiny, small or default, got '%s'", v);
         } else {
             return cli_usage_error(a.cmd, "unknown option --%s (try --help)", a.name);
         }
     }
-    int sources = (o->workload != NULL) + (o->trace != NULL) + (o->csv_trace != NULL);
-    if (sources != 1)
-        return cli_usage_error(a.cmd, "give exactly one of --workload, --trace, --csv-trace");
-    if (o->image && !o->csv_trace)
-        return cli_usage_error(a.cmd, "--image goes with --csv-trace");
-    return cli_config_finish(&o->mc, a.cmd);
+    int rc = cli_source_check(&o->src, a.cmd, 0, "--workload, --trace, --csv-trace");
+    return rc ? rc : cli_config_finish(&o->mc, a.cmd);
 }
 
 /* ------------------------------------------------------------ tables */
@@ -256,21 +245,11 @@ static int report(const sim_args_t *o, const char *wl_name, const gpuest_sim_res
     return rc;
 }
 
-static gpuest_err open_source(const sim_args_t *o, gpuest_workload_t **wl, gpuest_error_t *err)
-{
-    if (o->trace)
-        return gpuest_workload_open_accelsim(o->trace, wl, err);
-    if (o->csv_trace)
-        return gpuest_workload_open_csv(o->csv_trace, o->image, wl, err);
-    return gpuest_workload_create(o->workload, o->scale, o->seed, wl, err);
-}
-
 int cli_cmd_simulate(int argc, char **argv)
 {
     sim_args_t o;
     memset(&o, 0, sizeof o);
-    o.scale = GPUEST_SCALE_SMALL;
-    o.seed = 1;
+    cli_source_init(&o.src);
     o.watchdog = 200000;
     cli_config_init(&o.mc, "mesh56");
     int prc = parse_args(&o, argc, argv);
@@ -281,7 +260,7 @@ int cli_cmd_simulate(int argc, char **argv)
     gpuest_error_t err;
     gpuest_error_clear(&err);
     gpuest_workload_t *wl = NULL;
-    gpuest_err rc = open_source(&o, &wl, &err);
+    gpuest_err rc = cli_source_open(&o.src, NULL, &wl, &err);
     if (rc != GPUEST_OK)
         return cli_report("simulate", rc, &err);
     if (gpuest_workload_warning(wl))

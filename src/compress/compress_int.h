@@ -211,39 +211,37 @@ static inline uint64_t cz_get64(gpuest_bitreader_t *r, unsigned n)
 /* ------------------------------------------------------------ bit matrix
  * In place 32x32 transpose: afterwards bit i of a[k] is the old bit k of a[i]
  * (bit planes of 32 words, and back). */
-CZ_HOT void cz_transpose_stage(uint32_t a[32], unsigned j, uint32_t m)
-{
-    /* blocks of 2j rows: swap the high j-bit fields of the first j rows with
-     * the low fields of the next j rows (inner loop is vectorizable) */
-    for (unsigned base = 0; base < 32; base += 2 * j) {
-        for (unsigned i = base; i < base + j; i++) {
-            uint32_t t = ((a[i] >> j) ^ a[i + j]) & m;
-            a[i + j] ^= t;
-            a[i] ^= t << j;
-        }
-    }
-}
-
+/* Rows i and i + 16 share one 64-bit word so every stage runs on 16 words with
+ * constant bounds, which compilers unroll and vectorize. */
 CZ_HOT void cz_transpose32(uint32_t a[32])
 {
-    cz_transpose_stage(a, 16, 0x0000FFFFu);
-    /* the remaining stages pair rows inside each half: run both halves at once
-     * with row i in the low and row i + 16 in the high 32 bits of p[i] */
-    static const uint64_t m[4] = {UINT64_C(0x00FF00FF00FF00FF), UINT64_C(0x0F0F0F0F0F0F0F0F),
-                                  UINT64_C(0x3333333333333333), UINT64_C(0x5555555555555555)};
     uint64_t p[16];
-    for (unsigned i = 0; i < 16; i++)
-        p[i] = (uint64_t)a[i] | (uint64_t)a[i + 16] << 32;
-    unsigned j = 8;
-    for (int s = 0; s < 4; s++, j >>= 1) {
-        for (unsigned base = 0; base < 16; base += 2 * j) {
-            for (unsigned i = base; i < base + j; i++) {
-                uint64_t t = ((p[i] >> j) ^ p[i + j]) & m[s];
-                p[i + j] ^= t;
-                p[i] ^= t << j;
-            }
-        }
+    for (unsigned i = 0; i < 16; i++) {
+        p[i] = a[i] | (uint64_t)a[i + 16] << 32;
+        uint64_t t = ((p[i] >> 16) ^ p[i]) & UINT64_C(0x00000000FFFF0000); /* stage 16, inside the word */
+        p[i] ^= t ^ (t << 16);
     }
+#define CZ_SWAP(x, y, j, m)                                                                                           \
+    do {                                                                                                               \
+        uint64_t t_ = (((x) >> (j)) ^ (y)) & (m);                                                                      \
+        (y) ^= t_;                                                                                                     \
+        (x) ^= t_ << (j);                                                                                              \
+    } while (0)
+    for (unsigned i = 0; i < 8; i++)
+        CZ_SWAP(p[i], p[i + 8], 8, UINT64_C(0x00FF00FF00FF00FF));
+    for (unsigned i = 0; i < 4; i++) {
+        CZ_SWAP(p[i], p[i + 4], 4, UINT64_C(0x0F0F0F0F0F0F0F0F));
+        CZ_SWAP(p[i + 8], p[i + 12], 4, UINT64_C(0x0F0F0F0F0F0F0F0F));
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        CZ_SWAP(p[i], p[i + 2], 2, UINT64_C(0x3333333333333333));
+        CZ_SWAP(p[i + 4], p[i + 6], 2, UINT64_C(0x3333333333333333));
+        CZ_SWAP(p[i + 8], p[i + 10], 2, UINT64_C(0x3333333333333333));
+        CZ_SWAP(p[i + 12], p[i + 14], 2, UINT64_C(0x3333333333333333));
+    }
+    for (unsigned i = 0; i < 16; i += 2)
+        CZ_SWAP(p[i], p[i + 1], 1, UINT64_C(0x5555555555555555));
+#undef CZ_SWAP
     for (unsigned i = 0; i < 16; i++) {
         a[i] = (uint32_t)p[i];
         a[i + 16] = (uint32_t)(p[i] >> 32);

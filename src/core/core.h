@@ -121,6 +121,9 @@ void gpuest_outfile_abort(gpuest_outfile_t *f);                             /* f
 /* Reads a whole file into a malloc'd buffer (NUL-terminated for convenience). */
 gpuest_err gpuest_read_file(const char *path, unsigned char **data, size_t *size, gpuest_error_t *err);
 
+/* malloc'd copy of s (free() it); NULL when out of memory. */
+char *gpuest_strdup(const char *s);
+
 /* ---------------------------------------------------------------- CSV (libcsv)
  * Writer: fields are quoted by libcsv only where needed. */
 typedef struct {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *dup_string(const char *s)
+char *gpuest_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -20,7 +20,7 @@ gpuest_err gpuest_outfile_open(gpuest_outfile_t *f, const char *path, int binary
 {
     memset(f, 0, sizeof *f);
     size_t n = strlen(path) + 32;
-    f->final_path = dup_string(path);
+    f->final_path = gpuest_strdup(path);
     f->tmp_path = malloc(n);
     if (!f->final_path || !f->tmp_path) {
         free(f->final_path);

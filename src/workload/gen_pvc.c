@@ -3,10 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload_int.h"
+#include "mars_int.h"
 
-#define PVC_THREADS 256       /* dimBlockMap / dimBlockReduce */
-#define PVC_MAX_BLOCKS 512    /* map grid cap; each thread then maps several records */
 #define PVC_BYTES_PER_FILL 12 /* byte-loop iterations emitted per fill call */
 #define PVC_LINE_MAX 96
 
@@ -14,12 +12,10 @@
  * stages (Group), Reducer. Pass 1 maps whole entries (hash of URL+IP+cookie)
  * and reduces each group to one entry; pass 2 maps the unique entries to their
  * URL and reduces each URL group to its view count. */
-enum { PV_COUNT = 0, PV_SCAN, PV_MAP, PV_SORT, PV_REDUCE };
+enum { PV_REDUCE = MARS_SORT + 1 };
 
 typedef struct {
-    int64_t nrec;                 /* input records of the pass */
-    uint32_t grid, rpt;           /* map grid, records per thread */
-    int64_t sort_n;               /* nrec padded to a power of two */
+    mars_geom_t g;                /* over the input records of the pass */
     gpuest_alloc_t *in;           /* int4 {offset, length, 0, 0} per record */
     gpuest_alloc_t *keys, *vals;  /* intermediate <hash, value>, sorted in place */
     int64_t groups;               /* distinct keys after the pass */
@@ -28,12 +24,12 @@ typedef struct {
 typedef struct {
     int64_t entries, urls;
     gpuest_alloc_t *log;                           /* the web log text */
-    gpuest_alloc_t *ksize, *vsize, *count, *psk, *psv, *psc; /* per-thread counts, prefix sums */
+    mars_counts_t c;                               /* per-thread counts, prefix sums */
     gpuest_alloc_t *uniq;                          /* pass-1 output: int4 per unique entry (pass-2 input) */
     gpuest_alloc_t *okeys, *ovals;                 /* pass-2 output: URL hash, views */
     pv_pass_t pass[2];
-    int p, stage;                                  /* current pass and kernel */
-    int64_t k, j;                                  /* bitonic stage */
+    int p, stage;                                  /* current pass and kernel (MARS_COUNT .. PV_REDUCE) */
+    mars_sort_t sort;                              /* bitonic stage */
     int64_t *gidx;                                 /* group number of each sorted slot (leaders) */
     int finished;
 } pv_t;
@@ -109,19 +105,6 @@ static gpuest_err pv_make_log(pv_t *v, gpuest_memimg_t *img, gpuest_rng_t *rng, 
     return rc;
 }
 
-/* Geometry of a pass over n records. */
-static void pv_geometry(pv_pass_t *ps, int64_t n)
-{
-    ps->nrec = n;
-    int64_t blocks = (n + PVC_THREADS - 1) / PVC_THREADS;
-    ps->grid = (uint32_t)(blocks < 1 ? 1 : blocks < PVC_MAX_BLOCKS ? blocks : PVC_MAX_BLOCKS);
-    ps->rpt = (uint32_t)((n + (int64_t)ps->grid * PVC_THREADS - 1) / ((int64_t)ps->grid * PVC_THREADS));
-    if (ps->rpt == 0)
-        ps->rpt = 1;
-    for (ps->sort_n = 1; ps->sort_n < n; ps->sort_n *= 2)
-        ;
-}
-
 static gpuest_err pv_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest_rng_t *rng, void **out,
                             gpuest_error_t *err)
 {
@@ -132,15 +115,11 @@ static gpuest_err pv_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest_r
     v->entries = gen_pick(scale, 64, 4096, 524288);
     v->urls = gen_pick(scale, 16, 512, 20000);
     pv_pass_t *p0 = &v->pass[0], *p1 = &v->pass[1];
-    pv_geometry(p0, v->entries);
-    uint64_t th = (uint64_t)p0->grid * PVC_THREADS, sn = (uint64_t)p0->sort_n, ne = (uint64_t)v->entries;
+    mars_geometry(&p0->g, v->entries);
+    uint64_t sn = (uint64_t)p0->g.sort_n, ne = (uint64_t)v->entries;
+    static const char *const count_names[3] = {"d_interCountsKeys", "d_interCountsVals", "d_interCounts"};
     GPUEST_TRY(gpuest_memimg_alloc(img, "d_inputOffsetSizes", GPUEST_DT_INT32, ne * 16, &p0->in, err));
-    GPUEST_TRY(gpuest_memimg_alloc(img, "d_interCountsKeys", GPUEST_DT_INT32, th * 4, &v->ksize, err));
-    GPUEST_TRY(gpuest_memimg_alloc(img, "d_interCountsVals", GPUEST_DT_INT32, th * 4, &v->vsize, err));
-    GPUEST_TRY(gpuest_memimg_alloc(img, "d_interCounts", GPUEST_DT_INT32, th * 4, &v->count, err));
-    GPUEST_TRY(gpuest_memimg_alloc(img, "d_psKeySizes", GPUEST_DT_INT32, th * 4, &v->psk, err));
-    GPUEST_TRY(gpuest_memimg_alloc(img, "d_psValSizes", GPUEST_DT_INT32, th * 4, &v->psv, err));
-    GPUEST_TRY(gpuest_memimg_alloc(img, "d_psCounts", GPUEST_DT_INT32, th * 4, &v->psc, err));
+    GPUEST_TRY(mars_alloc_counts(img, &p0->g, count_names, &v->c, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "d_interKeys1", GPUEST_DT_UINT32, sn * 4, &p0->keys, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "d_interVals1", GPUEST_DT_INT32, sn * 4, &p0->vals, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "d_uniqueOffsetSizes", GPUEST_DT_INT32, ne * 16, &v->uniq, err));
@@ -181,23 +160,15 @@ static uint32_t pv_hash(const pv_t *v, int p, int64_t off, int64_t len, int64_t 
     return h;
 }
 
-static int64_t pv_record(const pv_pass_t *ps, int64_t t, uint32_t r)
-{
-    int64_t bid = t / PVC_THREADS, tx = t % PVC_THREADS;
-    return bid * ps->rpt * PVC_THREADS + (int64_t)r * PVC_THREADS + tx;
-}
-
-static int64_t pv_threads(const pv_pass_t *ps) { return (int64_t)ps->grid * PVC_THREADS; }
-
 static void pv_run_map(pv_t *v, pv_pass_t *ps)
 {
     uint32_t *key = (uint32_t *)(void *)ps->keys->data;
     int32_t *val = (int32_t *)(void *)ps->vals->data;
-    for (int64_t t = 0; t < pv_threads(ps); t++) {
-        int64_t o = GEN_AT(v->psc, int32_t, t);
-        for (uint32_t r = 0; r < ps->rpt; r++) {
-            int64_t q = pv_record(ps, t, r);
-            if (q >= ps->nrec)
+    for (int64_t t = 0; t < mars_threads(&ps->g); t++) {
+        int64_t o = GEN_AT(v->c.psc, int32_t, t);
+        for (uint32_t r = 0; r < ps->g.rpt; r++) {
+            int64_t q = mars_record(&ps->g, t, r);
+            if (q >= ps->g.nrec)
                 continue;
             const int32_t *rec = &GEN_AT(ps->in, int32_t, 4 * q);
             key[o] = pv_hash(v, v->p, rec[0], rec[1], NULL);
@@ -205,26 +176,15 @@ static void pv_run_map(pv_t *v, pv_pass_t *ps)
             o++;
         }
     }
-    for (int64_t o = ps->nrec; o < ps->sort_n; o++)
+    for (int64_t o = ps->g.nrec; o < ps->g.sort_n; o++)
         key[o] = UINT32_MAX, val[o] = 0;
 }
 
-static void pv_run_sort(pv_t *v, pv_pass_t *ps)
+/* Bitonic order of the URL / entry hashes; values are 4-byte record numbers or counts. */
+static int pv_out_of_order(const void *keys, int64_t i, int64_t p, int up)
 {
-    uint32_t *key = (uint32_t *)(void *)ps->keys->data;
-    int32_t *val = (int32_t *)(void *)ps->vals->data;
-    for (int64_t i = 0; i < ps->sort_n; i++) {
-        int64_t p = i ^ v->j;
-        if (p <= i)
-            continue;
-        int up = (i & v->k) == 0;
-        if (key[i] != key[p] && (key[i] > key[p]) == up) {
-            uint32_t tk = key[i];
-            key[i] = key[p], key[p] = tk;
-            int32_t tv = val[i];
-            val[i] = val[p], val[p] = tv;
-        }
-    }
+    const uint32_t *key = keys;
+    return key[i] != key[p] && (key[i] > key[p]) == up;
 }
 
 /* Group leaders (first slot of each key) and their group numbers. */
@@ -232,7 +192,7 @@ static void pv_groups(pv_t *v, pv_pass_t *ps)
 {
     const uint32_t *key = (const uint32_t *)(const void *)ps->keys->data;
     int64_t g = 0;
-    for (int64_t i = 0; i < ps->nrec; i++) {
+    for (int64_t i = 0; i < ps->g.nrec; i++) {
         v->gidx[i] = (i == 0 || key[i] != key[i - 1]) ? g++ : -1;
     }
     ps->groups = g;
@@ -242,7 +202,7 @@ static void pv_run_reduce(pv_t *v, pv_pass_t *ps)
 {
     const uint32_t *key = (const uint32_t *)(const void *)ps->keys->data;
     const int32_t *val = (const int32_t *)(const void *)ps->vals->data;
-    for (int64_t i = 0; i < ps->nrec; i++) {
+    for (int64_t i = 0; i < ps->g.nrec; i++) {
         int64_t g = v->gidx[i];
         if (g < 0)
             continue;
@@ -251,7 +211,7 @@ static void pv_run_reduce(pv_t *v, pv_pass_t *ps)
             memcpy(&GEN_AT(v->uniq, int32_t, 4 * g), src, 16);
         } else { /* views of the URL */
             int32_t n = 0;
-            for (int64_t j = i; j < ps->nrec && key[j] == key[i]; j++)
+            for (int64_t j = i; j < ps->g.nrec && key[j] == key[i]; j++)
                 n += val[j];
             GEN_AT(v->okeys, uint32_t, g) = key[i];
             GEN_AT(v->ovals, int32_t, g) = n;
@@ -270,25 +230,11 @@ static gpuest_err pv_next_launch(void *ctx, gpuest_memimg_t *img, gpuest_launch_
         return GPUEST_OK;
     }
     pv_pass_t *ps = &v->pass[v->p];
-    uint32_t sort_blocks = (uint32_t)((ps->sort_n + PVC_THREADS - 1) / PVC_THREADS);
-    uint32_t sort_threads = (uint32_t)(ps->sort_n < PVC_THREADS ? ps->sort_n : PVC_THREADS);
-    uint32_t red_blocks = (uint32_t)((ps->nrec + PVC_THREADS - 1) / PVC_THREADS);
-    switch (v->stage) {
-    case PV_COUNT:
-        gen_launch(l, "MapperCount", ps->grid, 1, 1, PVC_THREADS, 1, 1, 0, 16);
-        break;
-    case PV_SCAN:
-        gen_launch(l, "prefix_sum", ps->grid, 1, 1, PVC_THREADS, 1, 1, 0, 10);
-        break;
-    case PV_MAP:
-        gen_launch(l, "Mapper", ps->grid, 1, 1, PVC_THREADS, 1, 1, 0, 24);
-        break;
-    case PV_SORT:
-        gen_launch(l, "bitonic_sort", sort_blocks, 1, 1, sort_threads, 1, 1, 0, 12);
-        break;
-    default:
-        gen_launch(l, "Reducer", red_blocks ? red_blocks : 1, 1, 1, PVC_THREADS, 1, 1, 0, 16);
-    }
+    uint32_t red_blocks = (uint32_t)((ps->g.nrec + MARS_THREADS - 1) / MARS_THREADS);
+    if (v->stage == PV_REDUCE)
+        gen_launch(l, "Reducer", red_blocks ? red_blocks : 1, 1, 1, MARS_THREADS, 1, 1, 0, 16);
+    else
+        mars_launch(l, v->stage, &ps->g, 24);
     return GPUEST_OK;
 }
 
@@ -297,38 +243,21 @@ static gpuest_err pv_end_launch(void *ctx, gpuest_memimg_t *img, const gpuest_la
     (void)img, (void)l, (void)err;
     pv_t *v = ctx;
     pv_pass_t *ps = &v->pass[v->p];
-    if (v->stage == PV_COUNT) {
-        for (int64_t t = 0; t < pv_threads(ps); t++) {
-            int32_t n = 0;
-            for (uint32_t r = 0; r < ps->rpt; r++)
-                n += pv_record(ps, t, r) < ps->nrec;
-            GEN_AT(v->ksize, int32_t, t) = 4 * n;
-            GEN_AT(v->vsize, int32_t, t) = 4 * n;
-            GEN_AT(v->count, int32_t, t) = n;
-        }
-        v->stage = PV_SCAN;
-    } else if (v->stage == PV_SCAN) {
-        int32_t a = 0, b = 0, c = 0;
-        for (int64_t t = 0; t < pv_threads(ps); t++) {
-            GEN_AT(v->psk, int32_t, t) = a, a += GEN_AT(v->ksize, int32_t, t);
-            GEN_AT(v->psv, int32_t, t) = b, b += GEN_AT(v->vsize, int32_t, t);
-            GEN_AT(v->psc, int32_t, t) = c, c += GEN_AT(v->count, int32_t, t);
-        }
-        v->stage = PV_MAP;
-    } else if (v->stage == PV_MAP) {
+    if (v->stage == MARS_COUNT) {
+        mars_end_count(&ps->g, &v->c, 4, 4);
+        v->stage = MARS_SCAN;
+    } else if (v->stage == MARS_SCAN) {
+        mars_end_scan(&ps->g, &v->c);
+        v->stage = MARS_MAP;
+    } else if (v->stage == MARS_MAP) {
         pv_run_map(v, ps);
-        v->k = 2, v->j = 1;
-        v->stage = ps->sort_n > 1 ? PV_SORT : PV_REDUCE;
+        mars_sort_start(&v->sort);
+        v->stage = ps->g.sort_n > 1 ? MARS_SORT : PV_REDUCE;
         if (v->stage == PV_REDUCE)
             pv_groups(v, ps);
-    } else if (v->stage == PV_SORT) {
-        pv_run_sort(v, ps);
-        if (v->j > 1) {
-            v->j /= 2;
-        } else if (v->k < ps->sort_n) {
-            v->k *= 2;
-            v->j = v->k / 2;
-        } else {
+    } else if (v->stage == MARS_SORT) {
+        mars_run_sort(&v->sort, ps->g.sort_n, ps->keys, ps->vals, 4, pv_out_of_order);
+        if (mars_sort_advance(&v->sort, ps->g.sort_n)) {
             v->stage = PV_REDUCE;
             pv_groups(v, ps);
         }
@@ -336,8 +265,8 @@ static gpuest_err pv_end_launch(void *ctx, gpuest_memimg_t *img, const gpuest_la
         pv_run_reduce(v, ps);
         if (v->p == 0) {
             v->p = 1;
-            v->stage = PV_COUNT;
-            pv_geometry(&v->pass[1], ps->groups);
+            v->stage = MARS_COUNT;
+            mars_geometry(&v->pass[1].g, ps->groups);
         } else {
             v->finished = 1;
         }
@@ -352,55 +281,17 @@ static void pv_warp_init(void *ctx, const gpuest_memimg_t *img, const gpuest_lau
 
 /* ---------------------------------------------------------------- warp streams */
 
-static void pv_fill_count(pv_t *v, pv_pass_t *ps, gpuest_warp_t *w, const int64_t *t)
-{
-    int64_t q[32];
-    gen_alu(w, 0x00, 4, w->live);
-    for (uint32_t r = 0; r < ps->rpt; r++) {
-        for (int k = 0; k < 32; k++)
-            q[k] = pv_record(ps, t[k], r);
-        uint32_t m = gen_mask_below(q, w->live, ps->nrec);
-        gen_compute(w, 0x10, GPUEST_LAT_BRANCH, w->live);
-        gen_mem_idx(w, 0x18, GPUEST_MEM_LOAD, 16, m, ps->in->base, q, 16);
-        if (m)
-            gen_alu(w, 0x20, 2, m);
-    }
-    gen_mem_idx(w, 0x30, GPUEST_MEM_STORE, 4, w->live, v->ksize->base, t, 4);
-    gen_mem_idx(w, 0x38, GPUEST_MEM_STORE, 4, w->live, v->vsize->base, t, 4);
-    gen_mem_idx(w, 0x40, GPUEST_MEM_STORE, 4, w->live, v->count->base, t, 4);
-    w->finished = 1;
-}
-
-static void pv_fill_scan(pv_t *v, gpuest_warp_t *w, const int64_t *t)
-{
-    gen_alu(w, 0x100, 2, w->live);
-    gen_mem_idx(w, 0x108, GPUEST_MEM_LOAD, 4, w->live, v->ksize->base, t, 4);
-    gen_mem_idx(w, 0x110, GPUEST_MEM_LOAD, 4, w->live, v->vsize->base, t, 4);
-    gen_mem_idx(w, 0x118, GPUEST_MEM_LOAD, 4, w->live, v->count->base, t, 4);
-    gen_alu(w, 0x120, 6, w->live);
-    gen_mem_idx(w, 0x138, GPUEST_MEM_STORE, 4, w->live, v->psk->base, t, 4);
-    gen_mem_idx(w, 0x140, GPUEST_MEM_STORE, 4, w->live, v->psv->base, t, 4);
-    gen_mem_idx(w, 0x148, GPUEST_MEM_STORE, 4, w->live, v->psc->base, t, 4);
-    w->finished = 1;
-}
-
 /* Mapper. v[0] = record round, v[1] = phase (0 header, 1 byte loop, 2 emit),
  * lane[0] = next byte address, lane[1] = bytes left to hash per lane. */
 static void pv_fill_map(pv_t *v, pv_pass_t *ps, gpuest_warp_t *w, const int64_t *t)
 {
     int64_t q[32];
     uint32_t r = (uint32_t)w->v[0];
-    for (int k = 0; k < 32; k++)
-        q[k] = pv_record(ps, t[k], r);
-    uint32_t m = gen_mask_below(q, w->live, ps->nrec);
+    uint32_t m = mars_map_round(&ps->g, t, r, w->live, q);
     if (w->v[1] == 0) {
-        gen_compute(w, 0x200, GPUEST_LAT_BRANCH, w->live);
-        if (!m) {
-            w->finished = 1;
+        const mars_input_t in = {ps->in, 16}; /* the record's int4 offset/size */
+        if (!mars_map_header(&v->c, &in, 1, m, w, t, q))
             return;
-        }
-        gen_mem_idx(w, 0x208, GPUEST_MEM_LOAD, 4, m, v->psc->base, t, 4);
-        gen_mem_idx(w, 0x210, GPUEST_MEM_LOAD, 16, m, ps->in->base, q, 16);
         for (int k = 0; k < 32; k++) {
             w->lane[0][k] = w->lane[1][k] = 0;
             if (m >> k & 1) {
@@ -436,51 +327,11 @@ static void pv_fill_map(pv_t *v, pv_pass_t *ps, gpuest_warp_t *w, const int64_t 
     }
     /* emit <hash, value> at the thread's output slot */
     int64_t o[32];
-    for (int k = 0; k < 32; k++) {
-        o[k] = 0;
-        if (m >> k & 1) {
-            int64_t n = 0;
-            for (uint32_t rr = 0; rr < r; rr++)
-                n += pv_record(ps, t[k], rr) < ps->nrec;
-            o[k] = GEN_AT(v->psc, int32_t, t[k]) + n;
-        }
-    }
+    for (int k = 0; k < 32; k++)
+        o[k] = (m >> k & 1) ? mars_emit_slot(&ps->g, &v->c, t[k], r) : 0;
     gen_mem_idx(w, 0x240, GPUEST_MEM_STORE, 4, m, ps->keys->base, o, 4);
     gen_mem_idx(w, 0x248, GPUEST_MEM_STORE, 4, m, ps->vals->base, o, 4);
-    w->v[0]++;
-    w->v[1] = 0;
-    if (w->v[0] >= ps->rpt)
-        w->finished = 1;
-}
-
-static void pv_fill_sort(pv_t *v, pv_pass_t *ps, gpuest_warp_t *w, const gpuest_launch_t *l)
-{
-    const uint32_t *key = (const uint32_t *)(const void *)ps->keys->data;
-    int64_t i[32], p[32];
-    uint32_t lo = 0, sw = 0;
-    for (int k = 0; k < 32; k++) {
-        i[k] = (int64_t)w->ctaid[0] * l->block[0] + w->tid0 + k;
-        p[k] = i[k] ^ v->j;
-        if ((w->live >> k & 1) && i[k] < ps->sort_n && p[k] > i[k]) {
-            lo |= 1u << k;
-            int up = (i[k] & v->k) == 0;
-            if (key[i[k]] != key[p[k]] && (key[i[k]] > key[p[k]]) == up)
-                sw |= 1u << k;
-        }
-    }
-    gen_alu(w, 0x300, 3, w->live);
-    gen_compute(w, 0x30c, GPUEST_LAT_BRANCH, w->live);
-    gen_mem_idx(w, 0x310, GPUEST_MEM_LOAD, 4, lo, ps->keys->base, i, 4);
-    gen_mem_idx(w, 0x318, GPUEST_MEM_LOAD, 4, lo, ps->keys->base, p, 4);
-    if (lo)
-        gen_compute(w, 0x320, GPUEST_LAT_BRANCH, lo);
-    gen_mem_idx(w, 0x328, GPUEST_MEM_LOAD, 4, sw, ps->vals->base, i, 4);
-    gen_mem_idx(w, 0x330, GPUEST_MEM_LOAD, 4, sw, ps->vals->base, p, 4);
-    gen_mem_idx(w, 0x338, GPUEST_MEM_STORE, 4, sw, ps->keys->base, i, 4);
-    gen_mem_idx(w, 0x340, GPUEST_MEM_STORE, 4, sw, ps->keys->base, p, 4);
-    gen_mem_idx(w, 0x348, GPUEST_MEM_STORE, 4, sw, ps->vals->base, i, 4);
-    gen_mem_idx(w, 0x350, GPUEST_MEM_STORE, 4, sw, ps->vals->base, p, 4);
-    w->finished = 1;
+    mars_map_next_round(&ps->g, w);
 }
 
 /* Reducer: thread per sorted slot; a slot whose key differs from its left
@@ -490,7 +341,7 @@ static void pv_fill_reduce(pv_t *v, pv_pass_t *ps, gpuest_warp_t *w, const int64
 {
     const uint32_t *key = (const uint32_t *)(const void *)ps->keys->data;
     const int32_t *val = (const int32_t *)(const void *)ps->vals->data;
-    uint32_t in = gen_mask_below(t, w->live, ps->nrec), lead = 0;
+    uint32_t in = gen_mask_below(t, w->live, ps->g.nrec), lead = 0;
     for (int k = 0; k < 32; k++)
         if ((in >> k & 1) && v->gidx[t[k]] >= 0)
             lead |= 1u << k;
@@ -530,7 +381,7 @@ static void pv_fill_reduce(pv_t *v, pv_pass_t *ps, gpuest_warp_t *w, const int64
         uint32_t run = 0;
         for (int k = 0; k < 32; k++) {
             a[k] = w->lane[0][k] + 1;
-            if ((lead >> k & 1) && a[k] < ps->nrec && w->lane[1][k] == 0)
+            if ((lead >> k & 1) && a[k] < ps->g.nrec && w->lane[1][k] == 0)
                 run |= 1u << k;
         }
         gen_compute(w, 0x440, GPUEST_LAT_BRANCH, lead);
@@ -567,19 +418,21 @@ static gpuest_err pv_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_la
     pv_pass_t *ps = &v->pass[v->p];
     int64_t t[32];
     for (int k = 0; k < 32; k++)
-        t[k] = (int64_t)w->ctaid[0] * PVC_THREADS + w->tid0 + k;
+        t[k] = (int64_t)w->ctaid[0] * MARS_THREADS + w->tid0 + k;
     switch (v->stage) {
-    case PV_COUNT:
-        pv_fill_count(v, ps, w, t);
+    case MARS_COUNT: {
+        const mars_input_t in = {ps->in, 16}; /* the record's int4 offset/size */
+        mars_fill_count(&ps->g, &v->c, &in, 1, w, t);
         break;
-    case PV_SCAN:
-        pv_fill_scan(v, w, t);
+    }
+    case MARS_SCAN:
+        mars_fill_scan(&v->c, w, t);
         break;
-    case PV_MAP:
+    case MARS_MAP:
         pv_fill_map(v, ps, w, t);
         break;
-    case PV_SORT:
-        pv_fill_sort(v, ps, w, l);
+    case MARS_SORT:
+        mars_fill_sort(&v->sort, ps->g.sort_n, ps->keys, ps->vals, 4, pv_out_of_order, w, l);
         break;
     default:
         pv_fill_reduce(v, ps, w, t);

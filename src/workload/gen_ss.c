@@ -4,24 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload_int.h"
+#include "mars_int.h"
 
-#define SS_THREADS 256       /* dimBlockMap */
-#define SS_MAX_BLOCKS 512    /* map grid cap; each thread then maps several records */
 #define SS_UNROLL 8          /* float4 loop iterations emitted per fill call */
 
 /* Kernels in launch order: MapperCount, prefix_sum, Mapper, then one
  * bitonic_sort launch per (k, j) stage of the Group phase. */
-enum { SS_COUNT = 0, SS_SCAN = 1, SS_MAP = 2, SS_SORT = 3, SS_DONE = 4 };
+enum { SS_DONE = MARS_SORT + 1 };
 
 typedef struct {
-    int64_t docs, dim, records;      /* records = docs*(docs-1)/2 pairs */
-    uint32_t grid, rpt;              /* map grid and records per thread */
-    int64_t sort_n;                  /* records padded to a power of two */
-    int64_t k, j;                    /* bitonic stage of the current sort launch */
-    int kernel;
+    int64_t docs, dim;
+    mars_geom_t g;                   /* records (g.nrec) = docs*(docs-1)/2 pairs */
+    mars_sort_t sort;                /* bitonic stage of the current sort launch */
+    int kernel;                      /* MARS_COUNT .. MARS_SORT, SS_DONE */
     gpuest_alloc_t *offs, *keys, *vals, *matrix;         /* map input */
-    gpuest_alloc_t *ksize, *vsize, *count, *psk, *psv, *psc; /* per-thread counts and their prefix sums */
+    mars_counts_t c;                 /* per-thread counts and their prefix sums */
     gpuest_alloc_t *okeys, *ovals, *ooffs;               /* intermediate output */
 } ss_t;
 
@@ -63,25 +60,17 @@ static gpuest_err ss_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest_r
     *out = s;
     s->docs = gen_pick(scale, 16, 128, 1024);
     s->dim = gen_pick(scale, 16, 64, 256);
-    s->records = s->docs * (s->docs - 1) / 2;
-    int64_t blocks = (s->records + SS_THREADS - 1) / SS_THREADS;
-    s->grid = (uint32_t)(blocks < SS_MAX_BLOCKS ? blocks : SS_MAX_BLOCKS);
-    s->rpt = (uint32_t)((s->records + (int64_t)s->grid * SS_THREADS - 1) / ((int64_t)s->grid * SS_THREADS));
-    for (s->sort_n = 1; s->sort_n < s->records; s->sort_n *= 2)
-        ;
-    uint64_t r = (uint64_t)s->records, th = (uint64_t)s->grid * SS_THREADS;
+    mars_geometry(&s->g, s->docs * (s->docs - 1) / 2);
+    uint64_t r = (uint64_t)s->g.nrec;
+    static const char *const count_names[3] = {"d_interKeysSizePerTask", "d_interValsSizePerTask",
+                                               "d_interCountPerTask"};
     GPUEST_TRY(ss_alloc(img, "d_inputOffsetSizes", GPUEST_DT_INT32, r * 16, &s->offs, err));
     GPUEST_TRY(ss_alloc(img, "d_inputKeys", GPUEST_DT_INT32, r * 8, &s->keys, err));
     GPUEST_TRY(ss_alloc(img, "d_inputVals", GPUEST_DT_INT32, r * 4, &s->vals, err));
     GPUEST_TRY(ss_alloc(img, "d_matrix", GPUEST_DT_FP32, (uint64_t)(s->docs * s->dim) * 4, &s->matrix, err));
-    GPUEST_TRY(ss_alloc(img, "d_interKeysSizePerTask", GPUEST_DT_INT32, th * 4, &s->ksize, err));
-    GPUEST_TRY(ss_alloc(img, "d_interValsSizePerTask", GPUEST_DT_INT32, th * 4, &s->vsize, err));
-    GPUEST_TRY(ss_alloc(img, "d_interCountPerTask", GPUEST_DT_INT32, th * 4, &s->count, err));
-    GPUEST_TRY(ss_alloc(img, "d_psKeySizes", GPUEST_DT_INT32, th * 4, &s->psk, err));
-    GPUEST_TRY(ss_alloc(img, "d_psValSizes", GPUEST_DT_INT32, th * 4, &s->psv, err));
-    GPUEST_TRY(ss_alloc(img, "d_psCounts", GPUEST_DT_INT32, th * 4, &s->psc, err));
-    GPUEST_TRY(ss_alloc(img, "d_interKeys", GPUEST_DT_FP32, (uint64_t)s->sort_n * 4, &s->okeys, err));
-    GPUEST_TRY(ss_alloc(img, "d_interVals", GPUEST_DT_INT32, (uint64_t)s->sort_n * 8, &s->ovals, err));
+    GPUEST_TRY(mars_alloc_counts(img, &s->g, count_names, &s->c, err));
+    GPUEST_TRY(ss_alloc(img, "d_interKeys", GPUEST_DT_FP32, (uint64_t)s->g.sort_n * 4, &s->okeys, err));
+    GPUEST_TRY(ss_alloc(img, "d_interVals", GPUEST_DT_INT32, (uint64_t)s->g.sort_n * 8, &s->ovals, err));
     GPUEST_TRY(ss_alloc(img, "d_interOffsetSizes", GPUEST_DT_INT32, r * 16, &s->ooffs, err));
     ss_documents(s, rng);
     int64_t q = 0;
@@ -102,25 +91,10 @@ static gpuest_err ss_next_launch(void *ctx, gpuest_memimg_t *img, gpuest_launch_
 {
     (void)img, (void)err;
     ss_t *s = ctx;
-    switch (s->kernel) {
-    case SS_COUNT:
-        gen_launch(l, "MapperCount", s->grid, 1, 1, SS_THREADS, 1, 1, 0, 16);
-        break;
-    case SS_SCAN:
-        gen_launch(l, "prefix_sum", s->grid, 1, 1, SS_THREADS, 1, 1, 0, 10);
-        break;
-    case SS_MAP:
-        gen_launch(l, "Mapper", s->grid, 1, 1, SS_THREADS, 1, 1, 0, 32);
-        break;
-    case SS_SORT: {
-        int64_t n = s->sort_n;
-        gen_launch(l, "bitonic_sort", (uint32_t)((n + SS_THREADS - 1) / SS_THREADS), 1, 1,
-                   (uint32_t)(n < SS_THREADS ? n : SS_THREADS), 1, 1, 0, 12);
-        break;
-    }
-    default:
+    if (s->kernel == SS_DONE)
         *done = 1;
-    }
+    else
+        mars_launch(l, s->kernel, &s->g, 32);
     return GPUEST_OK;
 }
 
@@ -136,21 +110,13 @@ static float ss_score(const ss_t *s, int64_t a, int64_t b)
     return na > 0 && nb > 0 ? dot / (sqrtf(na) * sqrtf(nb)) : 0.0f;
 }
 
-/* Records of thread t: index = bid*rpt*256 + r*256 + tx. */
-static int64_t ss_record(const ss_t *s, int64_t t, uint32_t r)
-{
-    int64_t bid = t / SS_THREADS, tx = t % SS_THREADS;
-    return bid * s->rpt * SS_THREADS + (int64_t)r * SS_THREADS + tx;
-}
-
 static void ss_run_map(ss_t *s)
 {
-    int64_t threads = (int64_t)s->grid * SS_THREADS;
-    for (int64_t t = 0; t < threads; t++) {
-        int32_t off = GEN_AT(s->psc, int32_t, t), n = 0;
-        for (uint32_t r = 0; r < s->rpt; r++) {
-            int64_t q = ss_record(s, t, r);
-            if (q >= s->records)
+    for (int64_t t = 0; t < mars_threads(&s->g); t++) {
+        int32_t off = GEN_AT(s->c.psc, int32_t, t), n = 0;
+        for (uint32_t r = 0; r < s->g.rpt; r++) {
+            int64_t q = mars_record(&s->g, t, r);
+            if (q >= s->g.nrec)
                 continue;
             int64_t o = off + n++;
             GEN_AT(s->okeys, float, o) = ss_score(s, GEN_AT(s->keys, int32_t, 2 * q), GEN_AT(s->keys, int32_t, 2 * q + 1));
@@ -160,67 +126,35 @@ static void ss_run_map(ss_t *s)
             oo[0] = (int32_t)(4 * o), oo[1] = 4, oo[2] = (int32_t)(8 * o), oo[3] = 8;
         }
     }
-    for (int64_t o = s->records; o < s->sort_n; o++) /* padding sorts last */
+    for (int64_t o = s->g.nrec; o < s->g.sort_n; o++) /* padding sorts last */
         GEN_AT(s->okeys, float, o) = FLT_MAX;
 }
 
-/* One compare-exchange stage of the bitonic network (ascending scores). */
-static void ss_run_sort(ss_t *s)
+/* Bitonic order of the scores (ascending); values are (doc1, doc2) pairs of 8 bytes. */
+static int ss_out_of_order(const void *keys, int64_t i, int64_t p, int up)
 {
-    float *key = (float *)(void *)s->okeys->data;
-    int64_t *val = (int64_t *)(void *)s->ovals->data;
-    for (int64_t i = 0; i < s->sort_n; i++) {
-        int64_t p = i ^ s->j;
-        if (p <= i)
-            continue;
-        int up = (i & s->k) == 0;
-        if ((key[i] > key[p]) == up && key[i] != key[p]) {
-            float tk = key[i];
-            key[i] = key[p], key[p] = tk;
-            int64_t tv = val[i];
-            val[i] = val[p], val[p] = tv;
-        }
-    }
+    const float *key = keys;
+    return (key[i] > key[p]) == up && key[i] != key[p];
 }
 
 static gpuest_err ss_end_launch(void *ctx, gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_error_t *err)
 {
     (void)img, (void)l, (void)err;
     ss_t *s = ctx;
-    int64_t threads = (int64_t)s->grid * SS_THREADS;
-    if (s->kernel == SS_COUNT) {
-        for (int64_t t = 0; t < threads; t++) {
-            int32_t n = 0;
-            for (uint32_t r = 0; r < s->rpt; r++)
-                n += ss_record(s, t, r) < s->records;
-            GEN_AT(s->ksize, int32_t, t) = 4 * n;
-            GEN_AT(s->vsize, int32_t, t) = 8 * n;
-            GEN_AT(s->count, int32_t, t) = n;
-        }
-        s->kernel = SS_SCAN;
-    } else if (s->kernel == SS_SCAN) { /* exclusive prefix sums */
-        int32_t a = 0, b = 0, c = 0;
-        for (int64_t t = 0; t < threads; t++) {
-            GEN_AT(s->psk, int32_t, t) = a, a += GEN_AT(s->ksize, int32_t, t);
-            GEN_AT(s->psv, int32_t, t) = b, b += GEN_AT(s->vsize, int32_t, t);
-            GEN_AT(s->psc, int32_t, t) = c, c += GEN_AT(s->count, int32_t, t);
-        }
-        s->kernel = SS_MAP;
-    } else if (s->kernel == SS_MAP) {
+    if (s->kernel == MARS_COUNT) {
+        mars_end_count(&s->g, &s->c, 4, 8);
+        s->kernel = MARS_SCAN;
+    } else if (s->kernel == MARS_SCAN) {
+        mars_end_scan(&s->g, &s->c);
+        s->kernel = MARS_MAP;
+    } else if (s->kernel == MARS_MAP) {
         ss_run_map(s);
-        s->kernel = s->sort_n > 1 ? SS_SORT : SS_DONE;
-        s->k = 2, s->j = 1;
+        s->kernel = s->g.sort_n > 1 ? MARS_SORT : SS_DONE;
+        mars_sort_start(&s->sort);
     } else {
-        ss_run_sort(s);
-        /* for (k = 2; k <= n; k *= 2) for (j = k/2; j > 0; j /= 2) */
-        if (s->j > 1) {
-            s->j /= 2;
-        } else if (s->k < s->sort_n) {
-            s->k *= 2;
-            s->j = s->k / 2;
-        } else {
+        mars_run_sort(&s->sort, s->g.sort_n, s->okeys, s->ovals, 8, ss_out_of_order);
+        if (mars_sort_advance(&s->sort, s->g.sort_n))
             s->kernel = SS_DONE;
-        }
     }
     return GPUEST_OK;
 }
@@ -230,60 +164,16 @@ static void ss_warp_init(void *ctx, const gpuest_memimg_t *img, const gpuest_lau
     (void)ctx, (void)img, (void)l, (void)w;
 }
 
-/* MapperCount: per record load its offsets/sizes and key; then store the three counts. */
-static void ss_fill_count(ss_t *s, gpuest_warp_t *w, const int64_t *t)
-{
-    int64_t q[32];
-    gen_alu(w, 0x00, 4, w->live);
-    for (uint32_t r = 0; r < s->rpt; r++) {
-        for (int k = 0; k < 32; k++)
-            q[k] = ss_record(s, t[k], r);
-        uint32_t m = gen_mask_below(q, w->live, s->records);
-        gen_compute(w, 0x10, GPUEST_LAT_BRANCH, w->live);
-        gen_mem_idx(w, 0x18, GPUEST_MEM_LOAD, 16, m, s->offs->base, q, 16);
-        gen_mem_idx(w, 0x20, GPUEST_MEM_LOAD, 8, m, s->keys->base, q, 8);
-        if (m)
-            gen_alu(w, 0x28, 2, m);
-    }
-    gen_mem_idx(w, 0x30, GPUEST_MEM_STORE, 4, w->live, s->ksize->base, t, 4);
-    gen_mem_idx(w, 0x38, GPUEST_MEM_STORE, 4, w->live, s->vsize->base, t, 4);
-    gen_mem_idx(w, 0x40, GPUEST_MEM_STORE, 4, w->live, s->count->base, t, 4);
-    w->finished = 1;
-}
-
-/* prefix_sum: each thread reads its three counts and writes its three offsets
- * (the data movement of Mars's scan, without the scan's internal passes). */
-static void ss_fill_scan(ss_t *s, gpuest_warp_t *w, const int64_t *t)
-{
-    gen_alu(w, 0x100, 2, w->live);
-    gen_mem_idx(w, 0x108, GPUEST_MEM_LOAD, 4, w->live, s->ksize->base, t, 4);
-    gen_mem_idx(w, 0x110, GPUEST_MEM_LOAD, 4, w->live, s->vsize->base, t, 4);
-    gen_mem_idx(w, 0x118, GPUEST_MEM_LOAD, 4, w->live, s->count->base, t, 4);
-    gen_alu(w, 0x120, 6, w->live);
-    gen_mem_idx(w, 0x138, GPUEST_MEM_STORE, 4, w->live, s->psk->base, t, 4);
-    gen_mem_idx(w, 0x140, GPUEST_MEM_STORE, 4, w->live, s->psv->base, t, 4);
-    gen_mem_idx(w, 0x148, GPUEST_MEM_STORE, 4, w->live, s->psc->base, t, 4);
-    w->finished = 1;
-}
-
 /* Mapper. v[0] = record round r, v[1] = phase (0 header, 1 float4 loop, 2 emit), v[2] = loop index. */
 static void ss_fill_map(ss_t *s, gpuest_warp_t *w, const int64_t *t)
 {
     int64_t q[32], a[32], b[32];
     uint32_t r = (uint32_t)w->v[0];
-    for (int k = 0; k < 32; k++)
-        q[k] = ss_record(s, t[k], r);
-    uint32_t m = gen_mask_below(q, w->live, s->records);
-    if (w->v[1] == 0) {
-        gen_compute(w, 0x200, GPUEST_LAT_BRANCH, w->live);
-        if (!m) {
-            w->finished = 1;
+    uint32_t m = mars_map_round(&s->g, t, r, w->live, q);
+    if (w->v[1] == 0) { /* the record's offsets/sizes, key (doc pair) and value (dim) */
+        const mars_input_t in[3] = {{s->offs, 16}, {s->keys, 8}, {s->vals, 4}};
+        if (!mars_map_header(&s->c, in, 3, m, w, t, q))
             return;
-        }
-        gen_mem_idx(w, 0x208, GPUEST_MEM_LOAD, 4, m, s->psc->base, t, 4);
-        gen_mem_idx(w, 0x210, GPUEST_MEM_LOAD, 16, m, s->offs->base, q, 16);
-        gen_mem_idx(w, 0x218, GPUEST_MEM_LOAD, 8, m, s->keys->base, q, 8);
-        gen_mem_idx(w, 0x220, GPUEST_MEM_LOAD, 4, m, s->vals->base, q, 4);
         w->v[1] = 1, w->v[2] = 0;
         return;
     }
@@ -308,54 +198,12 @@ static void ss_fill_map(ss_t *s, gpuest_warp_t *w, const int64_t *t)
     gen_compute(w, 0x264, GPUEST_LAT_SFU, m);
     gen_compute(w, 0x268, GPUEST_LAT_SFU, m);
     int64_t o[32];
-    for (int k = 0; k < 32; k++) {
-        o[k] = 0;
-        if (m >> k & 1) { /* this thread's r-th emitted record */
-            int64_t n = 0;
-            for (uint32_t rr = 0; rr < r; rr++)
-                n += ss_record(s, t[k], rr) < s->records;
-            o[k] = GEN_AT(s->psc, int32_t, t[k]) + n;
-        }
-    }
+    for (int k = 0; k < 32; k++) /* this thread's r-th emitted record */
+        o[k] = (m >> k & 1) ? mars_emit_slot(&s->g, &s->c, t[k], r) : 0;
     gen_mem_idx(w, 0x270, GPUEST_MEM_STORE, 4, m, s->okeys->base, o, 4);
     gen_mem_idx(w, 0x278, GPUEST_MEM_STORE, 8, m, s->ovals->base, o, 8);
     gen_mem_idx(w, 0x280, GPUEST_MEM_STORE, 16, m, s->ooffs->base, o, 16);
-    w->v[0]++;
-    w->v[1] = 0;
-    if (w->v[0] >= s->rpt)
-        w->finished = 1;
-}
-
-/* bitonic_sort: thread i compares key[i] with key[i^j] when i^j > i and swaps
- * key and value pairs that are out of order for this k. */
-static void ss_fill_sort(ss_t *s, gpuest_warp_t *w, const gpuest_launch_t *l)
-{
-    const float *key = (const float *)(const void *)s->okeys->data;
-    int64_t i[32], p[32];
-    uint32_t lo = 0, sw = 0;
-    for (int k = 0; k < 32; k++) {
-        i[k] = (int64_t)w->ctaid[0] * l->block[0] + w->tid0 + k;
-        p[k] = i[k] ^ s->j;
-        if ((w->live >> k & 1) && i[k] < s->sort_n && p[k] > i[k]) {
-            lo |= 1u << k;
-            int up = (i[k] & s->k) == 0;
-            if ((key[i[k]] > key[p[k]]) == up && key[i[k]] != key[p[k]])
-                sw |= 1u << k;
-        }
-    }
-    gen_alu(w, 0x300, 3, w->live);
-    gen_compute(w, 0x30c, GPUEST_LAT_BRANCH, w->live);
-    gen_mem_idx(w, 0x310, GPUEST_MEM_LOAD, 4, lo, s->okeys->base, i, 4);
-    gen_mem_idx(w, 0x318, GPUEST_MEM_LOAD, 4, lo, s->okeys->base, p, 4);
-    if (lo)
-        gen_compute(w, 0x320, GPUEST_LAT_BRANCH, lo);
-    gen_mem_idx(w, 0x328, GPUEST_MEM_LOAD, 8, sw, s->ovals->base, i, 8);
-    gen_mem_idx(w, 0x330, GPUEST_MEM_LOAD, 8, sw, s->ovals->base, p, 8);
-    gen_mem_idx(w, 0x338, GPUEST_MEM_STORE, 4, sw, s->okeys->base, i, 4);
-    gen_mem_idx(w, 0x340, GPUEST_MEM_STORE, 4, sw, s->okeys->base, p, 4);
-    gen_mem_idx(w, 0x348, GPUEST_MEM_STORE, 8, sw, s->ovals->base, i, 8);
-    gen_mem_idx(w, 0x350, GPUEST_MEM_STORE, 8, sw, s->ovals->base, p, 8);
-    w->finished = 1;
+    mars_map_next_round(&s->g, w);
 }
 
 static gpuest_err ss_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_warp_t *w,
@@ -365,15 +213,17 @@ static gpuest_err ss_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_la
     ss_t *s = ctx;
     int64_t t[32];
     for (int k = 0; k < 32; k++)
-        t[k] = (int64_t)w->ctaid[0] * SS_THREADS + w->tid0 + k;
-    if (s->kernel == SS_COUNT)
-        ss_fill_count(s, w, t);
-    else if (s->kernel == SS_SCAN)
-        ss_fill_scan(s, w, t);
-    else if (s->kernel == SS_MAP)
+        t[k] = (int64_t)w->ctaid[0] * MARS_THREADS + w->tid0 + k;
+    if (s->kernel == MARS_COUNT) {
+        const mars_input_t in[2] = {{s->offs, 16}, {s->keys, 8}}; /* offsets/sizes and key */
+        mars_fill_count(&s->g, &s->c, in, 2, w, t);
+    } else if (s->kernel == MARS_SCAN) {
+        mars_fill_scan(&s->c, w, t);
+    } else if (s->kernel == MARS_MAP) {
         ss_fill_map(s, w, t);
-    else
-        ss_fill_sort(s, w, l);
+    } else {
+        mars_fill_sort(&s->sort, s->g.sort_n, s->okeys, s->ovals, 8, ss_out_of_order, w, l);
+    }
     return GPUEST_OK;
 }
 

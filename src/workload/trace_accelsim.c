@@ -74,21 +74,6 @@ static gpuest_err as_bad(const as_file_t *f, gpuest_error_t *err, const char *fi
                        expect, got ? got : "(end of line)");
 }
 
-static int parse_hex(const char *s, uint64_t *out)
-{
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        s += 2;
-    if (!*s)
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 16);
-    if (*end || errno)
-        return 0;
-    *out = v;
-    return 1;
-}
-
 static int parse_dec(const char *s, int64_t *out)
 {
     if (!*s)
@@ -159,10 +144,10 @@ static gpuest_err parse_inst(const as_file_t *f, char *s, const as_hdr_t *h, gpu
         i += 1;           /* line_num */
     uint64_t pc, mask;
     int64_t nd, ns, width;
-    if (i >= nt || !parse_hex(tok[i], &pc))
+    if (i >= nt || !tr_parse_hex(tok[i], &pc))
         return as_bad(f, err, "PC", "a hex program counter", i < nt ? tok[i] : NULL);
     i++;
-    if (i >= nt || !parse_hex(tok[i], &mask) || mask > 0xffffffffu)
+    if (i >= nt || !tr_parse_hex(tok[i], &mask) || mask > 0xffffffffu)
         return as_bad(f, err, "mask", "a 32-bit hex active mask", i < nt ? tok[i] : NULL);
     i++;
     if (i >= nt || !parse_dec(tok[i], &nd) || nd < 0 || nd > 8)
@@ -195,13 +180,13 @@ static gpuest_err parse_inst(const as_file_t *f, char *s, const as_hdr_t *h, gpu
         nact += (int)(mask >> lane & 1);
     if (nact > 0) {
         uint64_t base;
-        if (i >= nt || !parse_hex(tok[i], &base))
+        if (i >= nt || !tr_parse_hex(tok[i], &base))
             return as_bad(f, err, "address", "a hex address", i < nt ? tok[i] : NULL);
         i++;
         addr[0] = base;
         if (mode == 0) {
             for (int k = 1; k < nact; k++, i++)
-                if (i >= nt || !parse_hex(tok[i], &addr[k]))
+                if (i >= nt || !tr_parse_hex(tok[i], &addr[k]))
                     return as_bad(f, err, "address", "one hex address per active lane", i < nt ? tok[i] : NULL);
         } else if (mode == 1) {
             int64_t stride;
@@ -390,7 +375,7 @@ gpuest_err gpuest_workload_open_accelsim(const char *dir, gpuest_workload_t **ou
             char hex[64];
             unsigned long long bytes;
             uint64_t base;
-            if (sscanf(s, "MemcpyHtoD,%63[^,],%llu", hex, &bytes) != 2 || !parse_hex(hex, &base) || bytes == 0) {
+            if (sscanf(s, "MemcpyHtoD,%63[^,],%llu", hex, &bytes) != 2 || !tr_parse_hex(hex, &base) || bytes == 0) {
                 rc = as_bad(&f, err, "MemcpyHtoD", "MemcpyHtoD,0x<address>,<bytes>", s);
                 break;
             }

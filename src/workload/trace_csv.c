@@ -1,5 +1,4 @@
 /* trace_csv.c: the native CSV trace format (alloc / kernel / inst records) and its raw memory-image file. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,21 +52,6 @@ static gpuest_err rewrap(const csv_ctx_t *c, size_t line, gpuest_err rc, gpuest_
     return gpuest_fail(err, rc, "%s:%zu: %s", c->path, line, msg);
 }
 
-static int hex_u64(const char *s, uint64_t *out)
-{
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        s += 2;
-    if (!*s)
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 16);
-    if (*end || errno)
-        return 0;
-    *out = v;
-    return 1;
-}
-
 static int dec_u32(const char *s, uint32_t max, uint32_t *out)
 {
     uint64_t v;
@@ -86,7 +70,7 @@ static gpuest_err on_alloc(csv_ctx_t *c, size_t line, const char *const *f, size
         return bad(c, line, err, "record", "alloc,name,base,size,type,approx_bits (6 fields)", f[0]);
     if (!f[1][0])
         return bad(c, line, err, "name", "a non-empty name", f[1]);
-    if (!hex_u64(f[2], &base))
+    if (!tr_parse_hex(f[2], &base))
         return bad(c, line, err, "base", "a hex address", f[2]);
     if (gpuest_parse_u64(f[3], &size) != GPUEST_OK || size == 0)
         return bad(c, line, err, "size", "a positive byte count", f[3]);
@@ -157,7 +141,7 @@ static gpuest_err on_inst(csv_ctx_t *c, size_t line, const char *const *f, size_
     if (!dec_u32(f[6], 16, &size) ||
         (in.kind == GPUEST_INST_MEM ? (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) : size != 0))
         return bad(c, line, err, "size", in.kind == GPUEST_INST_MEM ? "1, 2, 4, 8 or 16" : "0", f[6]);
-    if (!hex_u64(f[7], &mask) || mask > 0xffffffffu)
+    if (!tr_parse_hex(f[7], &mask) || mask > 0xffffffffu)
         return bad(c, line, err, "mask", "a 32-bit hex mask", f[7]);
     in.pc = pc;
     in.size = size;
@@ -170,7 +154,7 @@ static gpuest_err on_inst(csv_ctx_t *c, size_t line, const char *const *f, size_
         for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++) {
             if (!(in.active_mask >> lane & 1))
                 continue;
-            if (!tok || !hex_u64(tok, &in.addr[lane])) {
+            if (!tok || !tr_parse_hex(tok, &in.addr[lane])) {
                 free(copy);
                 return bad(c, line, err, "addresses", "one hex address per active lane, space separated", f[8]);
             }

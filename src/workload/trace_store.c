@@ -1,7 +1,24 @@
 /* trace_store.c: in-memory storage of traces read from files, replayed through the workload interface. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "workload_int.h"
+
+/* Whole-string hexadecimal with an optional 0x prefix; 0 on anything else or overflow. */
+int tr_parse_hex(const char *s, uint64_t *out)
+{
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    if (!*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 16);
+    if (*end || errno)
+        return 0;
+    *out = v;
+    return 1;
+}
 
 tr_trace_t *tr_new(void) { return calloc(1, sizeof(tr_trace_t)); }
 
@@ -133,13 +150,8 @@ static gpuest_err tr_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_la
     size_t i = (size_t)w->v[0];
     while (i < tw->n && w->n < GEN_BUF) {
         const tr_inst_t *ti = &tw->insts[i++];
-        gpuest_inst_t *in = &w->buf[w->n++];
-        in->kind = (gpuest_inst_kind_t)ti->kind;
-        in->lat = (gpuest_lat_class_t)ti->lat;
-        in->op = (gpuest_mem_op_t)ti->op;
-        in->size = ti->size;
-        in->pc = ti->pc;
-        in->active_mask = ti->mask;
+        gpuest_inst_t *in = gen_push(w, (gpuest_inst_kind_t)ti->kind, ti->pc, ti->mask, (gpuest_lat_class_t)ti->lat,
+                                     (gpuest_mem_op_t)ti->op, ti->size);
         if (ti->kind == GPUEST_INST_MEM) {
             const uint64_t *a = &t->addr[ti->addr_off];
             for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++)

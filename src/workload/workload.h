@@ -243,6 +243,21 @@ gpuest_err gpuest_warp_open(gpuest_workload_t *wl, uint32_t cta, uint32_t warp, 
 gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_t *err);
 void gpuest_warp_close(gpuest_warp_t *w);
 
+/* Front-end speed: runs launches of wl (all, or the first max_launches),
+ * generating every warp to its end and coalescing every memory instruction,
+ * as a simulator's front end would. Times are this thread's CPU time. */
+typedef struct {
+    uint64_t launches, warps, insts, mem_insts, line_requests;
+    double next_s;   /* in next_launch (data-dependent launch decisions) */
+    double gen_s;    /* generating warps and coalescing */
+    double end_s;    /* in end_launch (the kernels' host-side algorithms) */
+} gpuest_workload_speed_t;
+
+gpuest_err gpuest_workload_measure(gpuest_workload_t *wl, uint64_t max_launches, gpuest_workload_speed_t *out,
+                                   gpuest_error_t *err);
+/* This thread's CPU time in seconds (the clock of gpuest_workload_measure). */
+double gpuest_workload_cpu_s(void);
+
 /* ================================================================ characterization
  * Per-kernel statistics of a workload's request stream, computed without a
  * timing model: CTAs are spread round-robin over num_sms SMs, up to

@@ -69,15 +69,23 @@ static inline void gen_thread_idx(const gpuest_launch_t *l, const gpuest_warp_t 
     *tz = t / (l->block[0] * l->block[1]);
 }
 
-static inline void gen_compute(gpuest_warp_t *w, uint32_t pc, gpuest_lat_class_t lat, uint32_t mask)
+/* Appends an instruction with every field but the addresses set. */
+static inline gpuest_inst_t *gen_push(gpuest_warp_t *w, gpuest_inst_kind_t kind, uint32_t pc, uint32_t mask,
+                                      gpuest_lat_class_t lat, gpuest_mem_op_t op, uint32_t size)
 {
     gpuest_inst_t *i = &w->buf[w->n++];
-    i->kind = GPUEST_INST_COMPUTE;
+    i->kind = kind;
     i->pc = pc;
     i->active_mask = mask;
     i->lat = lat;
-    i->op = GPUEST_MEM_LOAD;
-    i->size = 0;
+    i->op = op;
+    i->size = size;
+    return i;
+}
+
+static inline void gen_compute(gpuest_warp_t *w, uint32_t pc, gpuest_lat_class_t lat, uint32_t mask)
+{
+    gen_push(w, GPUEST_INST_COMPUTE, pc, mask, lat, GPUEST_MEM_LOAD, 0);
 }
 
 /* n ALU instructions with consecutive pcs starting at pc. */
@@ -89,13 +97,7 @@ static inline void gen_alu(gpuest_warp_t *w, uint32_t pc, int n, uint32_t mask)
 
 static inline void gen_barrier(gpuest_warp_t *w, uint32_t pc)
 {
-    gpuest_inst_t *i = &w->buf[w->n++];
-    i->kind = GPUEST_INST_BARRIER;
-    i->pc = pc;
-    i->active_mask = w->live;
-    i->lat = GPUEST_LAT_ALU;
-    i->op = GPUEST_MEM_LOAD;
-    i->size = 0;
+    gen_push(w, GPUEST_INST_BARRIER, pc, w->live, GPUEST_LAT_ALU, GPUEST_MEM_LOAD, 0);
 }
 
 /* Starts a memory instruction; the caller fills addr[] for the lanes in mask
@@ -105,13 +107,7 @@ static inline gpuest_inst_t *gen_mem(gpuest_warp_t *w, uint32_t pc, gpuest_mem_o
 {
     if (mask == 0)
         return NULL;
-    gpuest_inst_t *i = &w->buf[w->n++];
-    i->kind = GPUEST_INST_MEM;
-    i->pc = pc;
-    i->active_mask = mask;
-    i->lat = GPUEST_LAT_ALU;
-    i->op = op;
-    i->size = size;
+    gpuest_inst_t *i = gen_push(w, GPUEST_INST_MEM, pc, mask, GPUEST_LAT_ALU, op, size);
     memset(i->addr, 0, sizeof i->addr);
     return i;
 }
@@ -122,13 +118,7 @@ static inline void gen_mem_idx(gpuest_warp_t *w, uint32_t pc, gpuest_mem_op_t op
 {
     if (mask == 0)
         return;
-    gpuest_inst_t *i = &w->buf[w->n++];
-    i->kind = GPUEST_INST_MEM;
-    i->pc = pc;
-    i->active_mask = mask;
-    i->lat = GPUEST_LAT_ALU;
-    i->op = op;
-    i->size = size;
+    gpuest_inst_t *i = gen_push(w, GPUEST_INST_MEM, pc, mask, GPUEST_LAT_ALU, op, size);
     for (int k = 0; k < GPUEST_WARP_SIZE; k++)
         i->addr[k] = (mask >> k & 1) ? base + (uint64_t)idx[k] * elem : 0;
 }
@@ -180,8 +170,6 @@ void gen_graph_free(gen_graph_t *g);
 /* Spatially correlated image in [lo, hi): smoothed random field. */
 void gen_field_f32(gpuest_rng_t *rng, float *out, int64_t w, int64_t h, float lo, float hi);
 
-#endif
-
 /* ------------------------------------------------------------ stored traces (trace_store.c)
  * A trace read from a file keeps every instruction; addresses of memory
  * instructions are pooled (one per active lane, lane order). */
@@ -217,3 +205,7 @@ gpuest_err tr_add_kernel(tr_trace_t *t, const gpuest_launch_t *l, tr_kernel_t **
 /* Appends an instruction to warp (cta, warp) of kernel k; addr holds one entry per lane (MEM only). */
 gpuest_err tr_add_inst(tr_trace_t *t, tr_kernel_t *k, uint32_t cta, uint32_t warp, const gpuest_inst_t *in,
                        gpuest_error_t *err);
+/* Parses a whole hexadecimal field (optional 0x prefix) of a trace file; returns 0 when it is not one. */
+int tr_parse_hex(const char *s, uint64_t *out);
+
+#endif

@@ -14,6 +14,7 @@
 #endif
 
 #include "approx/approx.h"
+#include "run_program.h"
 
 static void tmp_path(char *buf, size_t cap, const char *name)
 {
@@ -74,30 +75,13 @@ static void test_same_seed_same_csv(void **state)
     small_opts(GPUEST_APPROX_KMEANS, &o);
     assert_int_equal(gpuest_approx_collect(GPUEST_APPROX_KMEANS, &o, a, NULL, NULL), GPUEST_OK);
     assert_int_equal(gpuest_approx_collect(GPUEST_APPROX_KMEANS, &o, b, NULL, NULL), GPUEST_OK);
-    unsigned char *da = NULL, *db = NULL;
-    size_t na = 0, nb = 0;
-    assert_int_equal(gpuest_read_file(a, &da, &na, NULL), GPUEST_OK);
-    assert_int_equal(gpuest_read_file(b, &db, &nb, NULL), GPUEST_OK);
-    assert_int_equal(na, nb);
-    assert_memory_equal(da, db, na);
-    free(da);
-    /* A different seed gives different data. */
+    test_assert_same_file(a, b);
+    /* A different seed gives different data (a still holds the first seed's). */
     o.seed = 10;
     assert_int_equal(gpuest_approx_collect(GPUEST_APPROX_KMEANS, &o, b, NULL, NULL), GPUEST_OK);
-    assert_int_equal(gpuest_read_file(b, &da, &nb, NULL), GPUEST_OK);
-    assert_true(na != nb || memcmp(da, db, na) != 0);
-    free(da);
-    free(db);
+    assert_false(test_files_equal(a, b));
     remove(a);
     remove(b);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static void test_bad_csv(void **state)
@@ -108,13 +92,13 @@ static void test_bad_csv(void **state)
     gpuest_error_t err;
     gpuest_approx_record_t *r = NULL;
     size_t n = 0;
-    write_text(path, "dataset,seed,size,cond_target,log10_cond,constraint,metric,error,bits\n"
+    test_write_text(path, "dataset,seed,size,cond_target,log10_cond,constraint,metric,error,bits\n"
                      "0,1,64,0,0,0,mre,0.5,4\n"
                      "0,1,64,0,0,0,mre,abc,8\n");
     assert_int_equal(gpuest_approx_read_csv(path, &r, &n, &err), GPUEST_EPARSE);
     assert_non_null(strstr(err.msg, ":3:"));
     assert_non_null(strstr(err.msg, "error"));
-    write_text(path, "dataset,seed,size\n0,1,64\n");
+    test_write_text(path, "dataset,seed,size\n0,1,64\n");
     assert_int_equal(gpuest_approx_read_csv(path, &r, &n, &err), GPUEST_EPARSE);
     assert_non_null(strstr(err.msg, ":1:"));
     remove(path);

@@ -6,40 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "core/core.h"
+#include "run_program.h"
 
 static char out[1 << 16];
-
-/* Runs `gpuest <args>` through the shell; returns the exit status, output in out. */
-static int run_gpuest(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", GPUEST_PROGRAM, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t len = fread(out, 1, sizeof out - 1, p);
-    out[len] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void tmp_path(char *buf, size_t cap, const char *name)
 {
     snprintf(buf, cap, "%s/cz_cli_%d_%s", GPUEST_BINARY_DIR, (int)getpid(), name);
-}
-
-static void write_bytes(const char *path, const uint8_t *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    if (n)
-        assert_int_equal(fwrite(data, 1, n, f), n);
-    fclose(f);
 }
 
 /* Two 128-byte lines: all zeros, then the int32 words 0..31 (little-endian). */
@@ -79,9 +57,9 @@ static void test_csv_values(void **state)
     tmp_path(csvp, sizeof csvp, "two.csv");
     uint8_t d[256];
     two_lines(d);
-    write_bytes(bin, d, sizeof d);
+    test_write_bytes(bin, d, sizeof d);
     snprintf(args, sizeof args, "compress %s --csv %s", bin, csvp);
-    assert_int_equal(run_gpuest(args), 0);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
     assert_non_null(strstr(out, "dsm_approx"));
     csv_t c;
     memset(&c, 0, sizeof c);
@@ -100,14 +78,14 @@ static void test_csv_values(void **state)
     /* a 16-byte header and 32-byte flits: raw = ceil((128 + 1024) / 256) = 5 flits per line,
      * dpc (128 + 65) -> 1 and (128 + 220) -> 2 */
     snprintf(args, sizeof args, "compress %s --algo dpc --flit 32 --header 16 --csv %s", bin, csvp);
-    assert_int_equal(run_gpuest(args), 0);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
     memset(&c, 0, sizeof c);
     assert_int_equal(gpuest_csv_read(csvp, collect, &c, NULL), GPUEST_OK);
     assert_int_equal(c.rows, 1);
     assert_string_equal(c.row[0], "dpc,2,256,285,7.185964912280702,10,3,0.7,2,1");
     /* 64-byte lines: 4 lines */
     snprintf(args, sizeof args, "compress %s --algo bdi --line 64 --csv %s", bin, csvp);
-    assert_int_equal(run_gpuest(args), 0);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
     memset(&c, 0, sizeof c);
     assert_int_equal(gpuest_csv_read(csvp, collect, &c, NULL), GPUEST_OK);
     assert_true(strncmp(c.row[0], "bdi,4,256,", 10) == 0);
@@ -127,15 +105,15 @@ static void test_approx_option(void **state)
         uint32_t v = 0x3F800000u + 17u * (uint32_t)i;
         memcpy(d + 4 * i, &v, 4); /* the test host is little-endian like the format */
     }
-    write_bytes(bin, d, sizeof d);
+    test_write_bytes(bin, d, sizeof d);
     snprintf(args, sizeof args, "compress %s --algo dsm_approx --float --approx-bits 12 --csv %s", bin, csvp);
-    assert_int_equal(run_gpuest(args), 0);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
     csv_t c;
     memset(&c, 0, sizeof c);
     assert_int_equal(gpuest_csv_read(csvp, collect, &c, NULL), GPUEST_OK);
     assert_true(strncmp(c.row[0], "dsm_approx,1,128,82,", 20) == 0);
     snprintf(args, sizeof args, "compress %s --algo dsm_approx --csv %s", bin, csvp);
-    assert_int_equal(run_gpuest(args), 0);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
     memset(&c, 0, sizeof c);
     assert_int_equal(gpuest_csv_read(csvp, collect, &c, NULL), GPUEST_OK);
     assert_true(strncmp(c.row[0], "dsm_approx,1,128,382,", 21) == 0); /* no --float: lossless */
@@ -149,26 +127,26 @@ static void test_errors(void **state)
     char path[256], args[1024];
     uint8_t d[300] = {0};
     tmp_path(path, sizeof path, "empty.bin");
-    write_bytes(path, d, 0);
+    test_write_bytes(path, d, 0);
     snprintf(args, sizeof args, "compress %s", path);
-    assert_int_equal(run_gpuest(args), 2);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_non_null(strstr(out, "is empty"));
     unlink(path);
     tmp_path(path, sizeof path, "odd.bin");
-    write_bytes(path, d, 300);
+    test_write_bytes(path, d, 300);
     snprintf(args, sizeof args, "compress %s", path);
-    assert_int_equal(run_gpuest(args), 2);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_non_null(strstr(out, "not a multiple of the 128-byte line size"));
     snprintf(args, sizeof args, "compress %s --line 32 --algo lz4", path);
-    assert_int_equal(run_gpuest(args), 2);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_non_null(strstr(out, "unknown compression algorithm 'lz4'; valid names are none, bdi"));
     snprintf(args, sizeof args, "compress %s --line 96", path);
-    assert_int_equal(run_gpuest(args), 2);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     snprintf(args, sizeof args, "compress %s --approx-bits 4", path);
-    assert_int_equal(run_gpuest(args), 2);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_non_null(strstr(out, "needs --float"));
-    assert_int_equal(run_gpuest("compress"), 2);
-    assert_int_equal(run_gpuest("compress --help"), 0);
+    assert_int_equal(run_gpuest("compress", out, sizeof out), 2);
+    assert_int_equal(run_gpuest("compress --help", out, sizeof out), 0);
     assert_non_null(strstr(out, "usage: gpuest compress"));
     unlink(path);
 }

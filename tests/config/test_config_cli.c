@@ -5,31 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
-/* Runs `gpuest <args>` through the shell; returns the exit status, output in out. */
-static int run_gpuest(const char *args, char *out, size_t cap)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", GPUEST_PROGRAM, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t len = fread(out, 1, cap - 1, p);
-    out[len] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+#include "run_program.h"
 
 static char out[1 << 16];
 
@@ -81,11 +61,11 @@ static void test_bad_file_messages(void **state)
     (void)state;
     char path[256], args[512];
     snprintf(path, sizeof path, "%s/cfg_bad_%d.ini", GPUEST_BINARY_DIR, (int)getpid());
-    write_file(path, "[preset]\nname = mesh56\n\n[l1]\nasoc = 8\n");
+    test_write_text(path, "[preset]\nname = mesh56\n\n[l1]\nasoc = 8\n");
     snprintf(args, sizeof args, "config check %s", path);
     assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_non_null(strstr(out, ":5: unknown key 'l1.asoc' (did you mean 'l1.assoc'?)"));
-    write_file(path, "[l1]\nsize_bytes = 3000\n");
+    test_write_text(path, "[l1]\nsize_bytes = 3000\n");
     assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_non_null(strstr(out, ":2: l1.size_bytes = 3000 is not divisible"));
     assert_int_equal(run_gpuest("config check /nonexistent/x.ini", out, sizeof out), 1);

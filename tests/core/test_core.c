@@ -176,6 +176,24 @@ static void test_parsing_and_formatting(void **state)
     assert_string_equal(buf, "0.1");
 }
 
+/* gpuest_strdup gives an independent, equal copy (the empty string included). */
+static void test_strdup_copies(void **state)
+{
+    (void)state;
+    char src[] = "mesh56, \"quoted\"";
+    char *d = gpuest_strdup(src);
+    assert_non_null(d);
+    assert_ptr_not_equal(d, src);
+    assert_string_equal(d, "mesh56, \"quoted\"");
+    src[0] = 'X'; /* the copy does not follow the original */
+    assert_int_equal(d[0], 'm');
+    free(d);
+    d = gpuest_strdup("");
+    assert_non_null(d);
+    assert_int_equal(d[0], '\0');
+    free(d);
+}
+
 static void test_progress_draws_only_when_forced(void **state)
 {
     (void)state;
@@ -204,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_csv_round_trip),
         cmocka_unit_test(test_parsing_and_formatting),
         cmocka_unit_test(test_progress_draws_only_when_forced),
+        cmocka_unit_test(test_strdup_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "run_program.h"
 #include "workload/workload.h"
 
 #define TMP GPUEST_BINARY_DIR "/workload_test_tmp"
@@ -38,10 +39,7 @@ static gpuest_err on_line(void *ctx, const gpuest_memimg_t *img, uint64_t line, 
 static void run(const char *text, const gpuest_charact_opts_t *o, got_t *g)
 {
     mkdir(TMP, 0755);
-    FILE *f = fopen(TMP "/ch.csv", "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    test_write_text(TMP "/ch.csv", text);
     gpuest_workload_t *wl;
     gpuest_error_t err;
     gpuest_err rc = gpuest_workload_open_csv(TMP "/ch.csv", NULL, &wl, &err);

@@ -602,23 +602,6 @@ static void test_wordcount(void **state)
 
 /* ------------------------------------------------------------ determinism, registry */
 
-typedef struct {
-    uint64_t hash, count;
-} hash_t;
-
-static int hash_inst(void *ctx, const gpuest_launch_t *l, uint32_t cta, uint32_t warp, const gpuest_inst_t *in)
-{
-    (void)l, (void)cta, (void)warp;
-    hash_t *h = ctx;
-    uint64_t x = (uint64_t)in->kind * 31 + in->pc * 7 + in->active_mask;
-    if (in->kind == GPUEST_INST_MEM)
-        for (int k = 0; k < 32; k++)
-            x = x * 1099511628211ull + in->addr[k];
-    h->hash = (h->hash ^ x) * 1099511628211ull;
-    h->count++;
-    return 0;
-}
-
 static void test_all_generators_deterministic(void **state)
 {
     (void)state;
@@ -626,10 +609,10 @@ static void test_all_generators_deterministic(void **state)
     for (size_t g = 0; gpuest_generators[g]; g++) {
         const gpuest_generator_t *gen = gpuest_generators[g];
         assert_ptr_equal(gpuest_generator_find(gen->name), gen);
-        hash_t a = {14695981039346656037ull, 0}, b = {14695981039346656037ull, 0};
+        wlt_hash_t a = {14695981039346656037ull, 0}, b = {14695981039346656037ull, 0};
         gpuest_workload_t *w1 = wlt_create(gen->name, 11), *w2 = wlt_create(gen->name, 11);
-        assert_true(wlt_run(w1, NULL, hash_inst, &a) > 0);
-        assert_true(wlt_run(w2, NULL, hash_inst, &b) > 0);
+        assert_true(wlt_run(w1, NULL, wlt_hash_inst, &a) > 0);
+        assert_true(wlt_run(w2, NULL, wlt_hash_inst, &b) > 0);
         assert_true(a.count > 0);
         assert_int_equal(a.count, b.count);
         assert_true(a.hash == b.hash);

@@ -8,17 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "run_program.h"
 #include "wl_testutil.h"
 
 #define TMP GPUEST_BINARY_DIR "/workload_test_tmp"
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* ------------------------------------------------------------ vectoradd facts (data/reference/traces/README.md) */
 
@@ -116,7 +109,7 @@ static void test_address_modes(void **state)
     (void)state;
     mkdir(TMP, 0755);
     mkdir(TMP "/modes", 0755);
-    write_text(TMP "/modes/kernelslist.g", "cudaMalloc,whatever\nMemcpyHtoD,0x0000000500000000,4096\n\nkernel-1.traceg\n");
+    test_write_text(TMP "/modes/kernelslist.g", "cudaMalloc,whatever\nMemcpyHtoD,0x0000000500000000,4096\n\nkernel-1.traceg\n");
     char body[4096];
     snprintf(body, sizeof body,
              "%s#BEGIN_TB\nthread block = 1,0,0\ncluster id = 0,0,0\nwarp = 1\ninsts = 4\n"
@@ -125,7 +118,7 @@ static void test_address_modes(void **state)
              "0020 00000013 1 R1 ATOMG.E.ADD 2 R2 R3 4 2 0x500000000 128 -64\n"
              "0028 ffffffff 0 BAR.SYNC 0 0\n#END_TB\n",
              kernel_hdr);
-    write_text(TMP "/modes/kernel-1.traceg", body);
+    test_write_text(TMP "/modes/kernel-1.traceg", body);
     gpuest_workload_t *wl;
     gpuest_error_t err;
     gpuest_err rc = gpuest_workload_open_accelsim(TMP "/modes", &wl, &err);
@@ -160,7 +153,7 @@ static void expect_bad_trace(const char *line, const char *field)
     char body[4096];
     snprintf(body, sizeof body, "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
              "0008 ffffffff 1 R1 MOV 0 0\n%s\n#END_TB\n", kernel_hdr, line);
-    write_text(TMP "/bad/kernel-1.traceg", body);
+    test_write_text(TMP "/bad/kernel-1.traceg", body);
     gpuest_workload_t *wl = NULL;
     gpuest_error_t err;
     gpuest_err rc = gpuest_workload_open_accelsim(TMP "/bad", &wl, &err);
@@ -178,7 +171,7 @@ static void test_malformed_accelsim(void **state)
     (void)state;
     mkdir(TMP, 0755);
     mkdir(TMP "/bad", 0755);
-    write_text(TMP "/bad/kernelslist.g", "kernel-1.traceg\n");
+    test_write_text(TMP "/bad/kernelslist.g", "kernel-1.traceg\n");
     expect_bad_trace("00zz ffffffff 0 EXIT 0 0", "'PC'");
     expect_bad_trace("0010 fffffffff0 0 EXIT 0 0", "'mask'");
     expect_bad_trace("0010 ffffffff 1 R4 LDG.E 1 R2 4 3 0x10 4", "'address mode'");
@@ -203,7 +196,7 @@ static void test_truncated_traces(void **state)
                      GPUEST_OK);
     mkdir(TMP, 0755);
     mkdir(TMP "/trunc", 0755);
-    write_text(TMP "/trunc/kernelslist.g", "MemcpyHtoD,0x00007fd165500000,400\nkernel-1.traceg\n");
+    test_write_text(TMP "/trunc/kernelslist.g", "MemcpyHtoD,0x00007fd165500000,400\nkernel-1.traceg\n");
     int ok = 0, bad = 0;
     for (size_t cut = 0; cut <= size; cut += 7) {
         FILE *f = fopen(TMP "/trunc/kernel-1.traceg", "wb");
@@ -227,23 +220,6 @@ static void test_truncated_traces(void **state)
 }
 
 /* ------------------------------------------------------------ native CSV: round trip and malformed rows */
-
-typedef struct {
-    uint64_t hash, count;
-} hash_t;
-
-static int hash_inst(void *ctx, const gpuest_launch_t *l, uint32_t cta, uint32_t warp, const gpuest_inst_t *in)
-{
-    hash_t *h = ctx;
-    uint64_t x = ((uint64_t)l->index << 40) ^ ((uint64_t)cta << 20) ^ warp;
-    x = x * 31 + (uint64_t)in->kind * 7 + in->pc + ((uint64_t)in->active_mask << 8) + in->size + in->op + in->lat;
-    if (in->kind == GPUEST_INST_MEM)
-        for (int k = 0; k < 32; k++)
-            x = x * 1099511628211ull + in->addr[k];
-    h->hash = (h->hash ^ x) * 1099511628211ull;
-    h->count++;
-    return 0;
-}
 
 static void test_csv_round_trip(void **state)
 {
@@ -273,8 +249,8 @@ static void test_csv_round_trip(void **state)
             assert_memory_equal(x->data, y->data, x->size);
         }
         /* same instruction stream, bit for bit */
-        hash_t h1 = {1, 0}, h2 = {1, 0};
-        int n1 = wlt_run(ref, NULL, hash_inst, &h1), n2 = wlt_run(back, NULL, hash_inst, &h2);
+        wlt_hash_t h1 = {1, 0}, h2 = {1, 0};
+        int n1 = wlt_run(ref, NULL, wlt_hash_inst, &h1), n2 = wlt_run(back, NULL, wlt_hash_inst, &h2);
         assert_true(n1 > 0);
         assert_int_equal(n1, n2);
         assert_int_equal(h1.count, h2.count);
@@ -290,7 +266,7 @@ static void expect_bad_csv(const char *row, int line, const char *field)
     char body[2048];
     snprintf(body, sizeof body, "gpuest_trace,1\nalloc,x,0x1000,256,fp32,0\nkernel,0,k,2,1,1,64,1,1,0,8\n"
                                 "inst,0,1,1,4,load,4,00000003,0x1000 0x1004\n%s\n", row);
-    write_text(TMP "/bad.csv", body);
+    test_write_text(TMP "/bad.csv", body);
     gpuest_workload_t *wl = NULL;
     gpuest_error_t err;
     gpuest_err rc = gpuest_workload_open_csv(TMP "/bad.csv", NULL, &wl, &err);
@@ -309,7 +285,7 @@ static void test_malformed_csv(void **state)
     (void)state;
     mkdir(TMP, 0755);
     /* the good prefix alone loads, without values: a warning */
-    write_text(TMP "/good.csv", "gpuest_trace,1\nkernel,0,k,1,1,1,32,1,1,0,8\ninst,0,0,0,4,alu,0,ffffffff,\n");
+    test_write_text(TMP "/good.csv", "gpuest_trace,1\nkernel,0,k,1,1,1,32,1,1,0,8\ninst,0,0,0,4,alu,0,ffffffff,\n");
     gpuest_workload_t *wl;
     gpuest_error_t err;
     assert_int_equal(gpuest_workload_open_csv(TMP "/good.csv", NULL, &wl, &err), GPUEST_OK);
@@ -328,8 +304,8 @@ static void test_malformed_csv(void **state)
     expect_bad_csv("alloc,y,0x2000,16,float,0", 5, "'type'");
     expect_bad_csv("frob,1", 5, "'record'");
     /* an image file of the wrong size is refused */
-    write_text(TMP "/short.img", "abc");
-    write_text(TMP "/img.csv", "gpuest_trace,1\nalloc,x,0x1000,256,fp32,0\nkernel,0,k,1,1,1,32,1,1,0,8\n");
+    test_write_text(TMP "/short.img", "abc");
+    test_write_text(TMP "/img.csv", "gpuest_trace,1\nalloc,x,0x1000,256,fp32,0\nkernel,0,k,1,1,1,32,1,1,0,8\n");
     assert_int_equal(gpuest_workload_open_csv(TMP "/img.csv", TMP "/short.img", &wl, &err), GPUEST_EPARSE);
     assert_non_null(strstr(err.msg, "short.img"));
 }

@@ -63,3 +63,16 @@ gpuest_workload_t *wlt_create(const char *name, uint64_t seed)
     assert_int_equal(rc, GPUEST_OK);
     return wl;
 }
+
+int wlt_hash_inst(void *ctx, const gpuest_launch_t *l, uint32_t cta, uint32_t warp, const gpuest_inst_t *in)
+{
+    wlt_hash_t *h = ctx;
+    uint64_t x = ((uint64_t)l->index << 40) ^ ((uint64_t)cta << 20) ^ warp;
+    x = x * 31 + (uint64_t)in->kind * 7 + in->pc + ((uint64_t)in->active_mask << 8) + in->size + in->op + in->lat;
+    if (in->kind == GPUEST_INST_MEM)
+        for (int k = 0; k < 32; k++)
+            x = x * 1099511628211ull + in->addr[k];
+    h->hash = (h->hash ^ x) * 1099511628211ull;
+    h->count++;
+    return 0;
+}

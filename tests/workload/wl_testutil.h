@@ -13,6 +13,12 @@ typedef void (*wlt_launch_cb)(void *ctx, const gpuest_launch_t *l, gpuest_worklo
 /* Runs every launch; returns the number of launches or -1 on error (message printed). */
 int wlt_run(gpuest_workload_t *wl, wlt_launch_cb lcb, wlt_inst_cb icb, void *ctx);
 
+/* A running hash of an instruction stream (every field, with each warp's place), for wlt_run. */
+typedef struct {
+    uint64_t hash, count;
+} wlt_hash_t;
+int wlt_hash_inst(void *ctx, const gpuest_launch_t *l, uint32_t cta, uint32_t warp, const gpuest_inst_t *in);
+
 /* Creates a generated workload at tiny scale, failing the test on error. */
 gpuest_workload_t *wlt_create(const char *name, uint64_t seed);
 

@@ -89,12 +89,42 @@ static void test_small_scale(void **state)
     }
 }
 
+/* gpuest_workload_measure counts what an independent warp-by-warp walk counts;
+ * max_launches stops it after that many launches. */
+static void test_measure_counts(void **state)
+{
+    (void)state;
+    for (size_t g = 0; g < NGEN; g++) {
+        gt_run_t ref;
+        gpuest_workload_t *w1 = gt_create(names[g], GPUEST_SCALE_TINY, 1);
+        gt_run_all(w1, NULL, NULL, &ref);
+        gpuest_workload_destroy(w1);
+        gpuest_workload_speed_t s;
+        gpuest_error_t err;
+        gpuest_workload_t *w2 = gt_create(names[g], GPUEST_SCALE_TINY, 1);
+        assert_int_equal(gpuest_workload_measure(w2, UINT64_MAX, &s, &err), GPUEST_OK);
+        gpuest_workload_destroy(w2);
+        assert_int_equal(s.launches, ref.launches);
+        assert_int_equal(s.warps, ref.warps);
+        assert_int_equal(s.insts, ref.insts);
+        assert_int_equal(s.mem_insts, ref.mem_insts);
+        assert_int_equal(s.line_requests, ref.line_requests);
+        assert_true(s.gen_s >= 0 && s.next_s >= 0 && s.end_s >= 0);
+        gpuest_workload_t *w3 = gt_create(names[g], GPUEST_SCALE_TINY, 1);
+        assert_int_equal(gpuest_workload_measure(w3, 1, &s, &err), GPUEST_OK);
+        gpuest_workload_destroy(w3);
+        assert_int_equal(s.launches, 1);
+        assert_true(s.warps > 0 && s.warps <= ref.warps);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_deterministic),
         cmocka_unit_test(test_seed_changes_data),
         cmocka_unit_test(test_small_scale),
+        cmocka_unit_test(test_measure_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,11 +6,84 @@
  * all 0s or all 1s), then the encoded data: the one-bit values of the uniform
  * planes, then the W raw bits of every other plane (each group plane 31
  * first). When that is not smaller than the input: C = 0 and the raw words.
- * Size = 1 + 32 + sum(1 | W), else 1 + 32 W. */
+ * Size = 1 + 32 + sum(1 | W), else 1 + 32 W.
+ *
+ * Speed: the remap is a 32x32 bit transpose done on 16 64-bit words (word i
+ * and word i + 16 share p[i], so every stage moves two rows per operation);
+ * uniform planes never need the transpose (their values are bits of the AND
+ * of all words); whole 32-bit planes / words go out two per 64-bit store. */
 #include "../compress_int.h"
+
+/* ------------------------------------------------------------ pair-packed transpose
+ * p[i] holds row i in its low and row i + 16 in its high 32 bits. Afterwards
+ * p[i] holds the transposed rows i and i + 16 the same way (the transpose is
+ * its own inverse, so the decoder uses it too). */
+#define DPC_SWAP(a, b, j, m)                                                                                           \
+    do {                                                                                                               \
+        uint64_t t_ = (((a) >> (j)) ^ (b)) & (m);                                                                      \
+        (b) ^= t_;                                                                                                     \
+        (a) ^= t_ << (j);                                                                                              \
+    } while (0)
+
+CZ_HOT void dpc_transpose_pairs(uint64_t p[16])
+{
+    /* stage 16 swaps fields inside each 64-bit word: bits 16..31 <-> 32..47 */
+    for (unsigned i = 0; i < 16; i++) {
+        uint64_t t = ((p[i] >> 16) ^ p[i]) & UINT64_C(0x00000000FFFF0000);
+        p[i] ^= t ^ (t << 16);
+    }
+    /* stages 8, 4, 2, 1 written out with constant bounds so that the compiler
+     * can unroll / vectorize them */
+    for (unsigned i = 0; i < 8; i++)
+        DPC_SWAP(p[i], p[i + 8], 8, UINT64_C(0x00FF00FF00FF00FF));
+    for (unsigned i = 0; i < 4; i++) {
+        DPC_SWAP(p[i], p[i + 4], 4, UINT64_C(0x0F0F0F0F0F0F0F0F));
+        DPC_SWAP(p[i + 8], p[i + 12], 4, UINT64_C(0x0F0F0F0F0F0F0F0F));
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        DPC_SWAP(p[i], p[i + 2], 2, UINT64_C(0x3333333333333333));
+        DPC_SWAP(p[i + 4], p[i + 6], 2, UINT64_C(0x3333333333333333));
+        DPC_SWAP(p[i + 8], p[i + 10], 2, UINT64_C(0x3333333333333333));
+        DPC_SWAP(p[i + 12], p[i + 14], 2, UINT64_C(0x3333333333333333));
+    }
+    for (unsigned i = 0; i < 16; i += 2)
+        DPC_SWAP(p[i], p[i + 1], 1, UINT64_C(0x5555555555555555));
+}
+
+/* Appends n 32-bit values, two per 64-bit store; falls back to the checked
+ * writer when the buffer might be too small (then it sets overflow). */
+CZ_HOT void dpc_put_words32(gpuest_bitwriter_t *w, const uint32_t *v, unsigned n)
+{
+    unsigned pairs = n / 2u, s = w->nacc, i = 0;
+    if (w->pos + 8u * (size_t)pairs <= w->cap) {
+        uint8_t *out = w->buf + w->pos;
+        if (s == 0) {
+            for (; i + 1 < n; i += 2, out += 8)
+                cz_store_be64(out, (uint64_t)v[i] << 32 | v[i + 1]);
+        } else {
+            /* s pending bits stay pending: each pair completes one 64-bit word */
+            uint64_t acc = w->acc;
+            for (; i + 1 < n; i += 2, out += 8) {
+                uint64_t c = (uint64_t)v[i] << 32 | v[i + 1];
+                cz_store_be64(out, acc << (64u - s) | c >> s);
+                acc = c;
+            }
+            w->acc = acc;
+        }
+        w->pos += 8u * (size_t)pairs;
+    } else {
+        for (; i + 1 < n; i += 2)
+            cz_put64(w, (uint64_t)v[i] << 32 | v[i + 1], 64);
+    }
+    if (i < n)
+        cz_put(w, v[i], 32);
+}
 
 CZ_HOT void dpc_encode_words_body(const uint32_t *words, unsigned nwords, gpuest_bitwriter_t *w)
 {
+    uint64_t p[16]; /* no "= {0}": a zeroing loop costs more than the transpose stages */
+    for (unsigned i = 0; i < 16; i++)
+        p[i] = (i < nwords ? words[i] : 0u) | (i + 16 < nwords ? (uint64_t)words[i + 16] << 32 : 0u);
     uint32_t all_or = 0, all_and = UINT32_MAX;
     for (unsigned i = 0; i < nwords; i++) {
         all_or |= words[i];
@@ -21,8 +94,7 @@ CZ_HOT void dpc_encode_words_body(const uint32_t *words, unsigned nwords, gpuest
     unsigned size = 33u + nu + (32u - nu) * nwords;
     if (size >= 1u + 32u * nwords) {
         cz_put(w, 0u, 1);
-        for (unsigned i = 0; i + 1 < nwords; i += 2)
-            cz_put64(w, (uint64_t)words[i] << 32 | words[i + 1], 64);
+        dpc_put_words32(w, words, nwords);
         return;
     }
     cz_put64(w, UINT64_C(1) << 32 | uni, 33); /* C = 1, then the status bits */
@@ -30,59 +102,123 @@ CZ_HOT void dpc_encode_words_body(const uint32_t *words, unsigned nwords, gpuest
         cz_put(w, all_and, 32);
         return;
     }
-    /* the remap (bit i of plane k = bit k of word i) */
-    uint32_t planes[32] = {0};
-    memcpy(planes, words, nwords * sizeof *planes);
-    cz_transpose32(planes);
-    /* branch-free walk from plane 31 down: collect the uniform planes' values
-     * and compact the other planes into keep[] */
-    uint32_t vals = 0, keep[33];
+    dpc_transpose_pairs(p); /* the remap: bit i of plane k = bit k of word i */
+    /* branch-free walk from plane 31 down (data-dependent loop exits cost more
+     * than the fixed 32 steps): collect the uniform planes' values (bits of
+     * all_and) and compact the other planes into keep[]. The status and value
+     * words are shifted left one bit per plane (constant shifts: variable ones
+     * are several micro-ops on x86 without BMI2). */
+    uint32_t vals = 0, keep[33], us = uni, as = all_and;
     unsigned n = 0;
-    for (int k = 31; k >= 0; k--) {
-        uint32_t u = (uni >> k) & 1u;
-        vals = u ? (vals << 1 | ((all_and >> k) & 1u)) : vals;
-        keep[n] = planes[k];
+    for (unsigned k = 32; k-- > 16;) {
+        uint32_t u = us >> 31, bit = as >> 31;
+        us <<= 1;
+        as <<= 1;
+        vals += (vals & (0u - u)) + (bit & u); /* u: vals = 2 vals + bit */
+        keep[n] = (uint32_t)(p[k - 16] >> 32);
+        n += 1u - u;
+    }
+    for (unsigned k = 16; k-- > 0;) {
+        uint32_t u = us >> 31, bit = as >> 31;
+        us <<= 1;
+        as <<= 1;
+        vals += (vals & (0u - u)) + (bit & u);
+        keep[n] = (uint32_t)p[k];
         n += 1u - u;
     }
     cz_put(w, vals, nu);
-    unsigned i = 0;
-    for (; i + 1 < n; i += 2) /* two planes per write */
-        cz_put64(w, (uint64_t)keep[i] << nwords | keep[i + 1], 2u * nwords);
-    if (i < n)
+    if (nwords == 32) {
+        dpc_put_words32(w, keep, n);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
         cz_put(w, keep[i], nwords);
 }
 
 void cz_dpc_encode_words(const uint32_t *words, unsigned nwords, gpuest_bitwriter_t *w)
 {
     CZ_LOCAL_WRITER(lw, w);
-    dpc_encode_words_body(words, nwords, &lw);
+    if (nwords == 32) /* the 128-byte line: a copy specialized for 32 words */
+        dpc_encode_words_body(words, 32, &lw);
+    else
+        dpc_encode_words_body(words, nwords, &lw);
     CZ_LOCAL_DONE(lw, w);
+}
+
+/* n (<= 32) bits of the stream at bit offset b; zeros past the buffer. */
+static inline uint32_t dpc_bits_at(const uint8_t *buf, uint32_t nbytes, uint32_t b, unsigned n)
+{
+    uint32_t byte = b >> 3;
+    uint64_t x = 0;
+    if (byte + 8u <= nbytes) {
+        x = cz_load_be64(buf + byte);
+    } else if (nbytes >= 8u && byte < nbytes) {
+        /* near the end: the last 8 bytes, moved up so that byte comes first */
+        x = cz_load_be64(buf + nbytes - 8u) << (8u * (byte + 8u - nbytes));
+    } else {
+        for (unsigned i = 0; i < 8; i++)
+            x = x << 8 | (byte + i < nbytes ? buf[byte + i] : 0u);
+    }
+    return (uint32_t)((x << (b & 7u)) >> (64u - n));
+}
+
+/* Reads n values of width bits each (8..32) in one go: all or nothing. */
+CZ_HOT int dpc_get_run(gpuest_bitreader_t *r, uint32_t *v, unsigned n, unsigned width)
+{
+    if (r->overflow || r->pos > r->nbits || (uint64_t)n * width > r->nbits - r->pos) {
+        r->overflow = 1;
+        r->pos = r->nbits;
+        return 0;
+    }
+    uint32_t nbytes = (r->nbits + 7u) >> 3, b = r->pos;
+    for (unsigned i = 0; i < n; i++, b += width)
+        v[i] = dpc_bits_at(r->buf, nbytes, b, width);
+    r->pos = b;
+    return 1;
+}
+
+CZ_HOT int dpc_decode_words_body(gpuest_bitreader_t *r, uint32_t *words, unsigned nwords)
+{
+    if (!cz_get(r, 1))
+        return dpc_get_run(r, words, nwords, 32);
+    uint32_t uni = cz_get(r, 32);
+    unsigned nu = (unsigned)cz_popcount32(uni);
+    uint32_t vals = cz_get(r, nu), raw[33];
+    unsigned n = 32u - nu;
+    if (!dpc_get_run(r, raw, n, nwords))
+        return 0;
+    /* branch-free walk from plane 31 down (constant shifts, as in the
+     * encoder): raw planes go to pl[] (uniform planes stay 0 there), the
+     * uniform planes' values to ones, which is ORed into every word after the
+     * transpose. vt holds the values not yet used at its top. */
+    raw[n] = 0; /* read (and discarded) by the walk's last uniform planes */
+    uint32_t ones = 0, pl[32], us = uni;
+    uint64_t vt = nu ? (uint64_t)vals << (64u - nu) : 0u;
+    unsigned j = 0;
+    for (unsigned k = 32; k-- > 0;) {
+        uint32_t u = us >> 31;
+        us <<= 1;
+        pl[k] = raw[j] & (u - 1u);
+        j += 1u - u;
+        ones = ones << 1 | ((uint32_t)(vt >> 63) & u);
+        vt += vt & (0u - (uint64_t)u); /* u: next value to the top */
+    }
+    uint64_t p[16];
+    for (unsigned i = 0; i < 16; i++)
+        p[i] = pl[i] | (uint64_t)pl[i + 16] << 32;
+    dpc_transpose_pairs(p);
+    for (unsigned i = 0; i < nwords && i < 16; i++)
+        words[i] = (uint32_t)p[i] | ones;
+    for (unsigned i = 16; i < nwords; i++)
+        words[i] = (uint32_t)(p[i - 16] >> 32) | ones;
+    return 1;
 }
 
 int cz_dpc_decode_words(gpuest_bitreader_t *r, uint32_t *words, unsigned nwords)
 {
-    if (!cz_get(r, 1)) {
-        for (unsigned i = 0; i < nwords; i++)
-            words[i] = cz_get(r, 32);
-        return !r->overflow;
-    }
-    uint32_t uni = cz_get(r, 32), planes[32];
-    unsigned nu = (unsigned)cz_popcount32(uni);
-    uint32_t vals = cz_get(r, nu), full = cz_mask32(nwords);
-    for (int k = 0; k < 32; k++) { /* the lowest uniform plane's value is the last bit */
-        if ((uni >> k) & 1u) {
-            planes[k] = (vals & 1u) ? full : 0u;
-            vals >>= 1;
-        }
-    }
-    for (int k = 31; k >= 0; k--)
-        if (!((uni >> k) & 1u))
-            planes[k] = cz_get(r, nwords);
-    if (r->overflow)
-        return 0;
-    cz_transpose32(planes);
-    memcpy(words, planes, nwords * sizeof *words);
-    return 1;
+    if (nwords == 32) /* the 128-byte line: a copy specialized for 32 words */
+        return dpc_decode_words_body(r, words, 32);
+    return dpc_decode_words_body(r, words, nwords);
 }
 
 static void dpc_encode(const gpuest_codec_t *c, const uint8_t *line, gpuest_bitwriter_t *w)
