@@ -86,8 +86,8 @@ typedef struct {
 typedef struct {
     int num_mcs;
     int interleave_bytes; /* consecutive chunk mapped to one MC */
-    int request_queue;    /* NI input queue entries (packets) at the MC */
-    int reply_queue;      /* MC reply queue entries (packets) */
+    int request_queue;    /* MC icnt->L2 queue (packets) behind the ROP delay; full: no request accepted */
+    int reply_queue;      /* MC L2->icnt reply queue (packets); full: the L2 stops */
 } gpuest_mc_cfg_t;
 
 /* Interconnect. Delays follow BookSim 2 semantics (same names). */

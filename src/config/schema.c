@@ -75,8 +75,10 @@ const config_key config_keys[] = {
     {"mc", "num_mcs", KEY_INT, OFF(mc.num_mcs), 1, GPUEST_MAX_MCS, NULL, "memory controllers (one L2 slice each)"},
     {"mc", "interleave_bytes", KEY_INT, OFF(mc.interleave_bytes), 32, 1048576, NULL,
      "address chunk mapped to one MC (bytes, power of two)"},
-    {"mc", "request_queue", KEY_INT, OFF(mc.request_queue), 1, 4096, NULL, "NI input queue at the MC (packets)"},
-    {"mc", "reply_queue", KEY_INT, OFF(mc.reply_queue), 1, 4096, NULL, "MC reply queue (packets)"},
+    {"mc", "request_queue", KEY_INT, OFF(mc.request_queue), 1, 4096, NULL,
+     "icnt->L2 queue behind the ROP delay (packets); full: the MC accepts no request"},
+    {"mc", "reply_queue", KEY_INT, OFF(mc.reply_queue), 1, 4096, NULL,
+     "L2->icnt (reply) queue (packets); full: the L2 stops"},
     /* noc */
     {"noc", "topology", KEY_ENUM, OFF(noc.topology), 0, 0, topology_names, "network topology"},
     {"noc", "k", KEY_INT, OFF(noc.k), 0, 32, NULL, "mesh side: k x k routers (0 for a crossbar)"},

@@ -122,6 +122,7 @@ void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
 {
     sim_req_t *p = &g->pool.r[req];
     uint8_t sectors = 0xF; /* a read reply carries the whole 128-byte line */
+    sm->ldst.stalled = 0;  /* tags and MSHRs change: a stalled L1 access may go now */
     sim_way_t *way = sim_tags_find(&sm->l1, p->line, p->line, 1);
     if (way)
         way->valid |= sectors;

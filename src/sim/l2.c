@@ -4,8 +4,9 @@
  * take or join an MSHR and travel the fixed part of the DRAM latency to the DRAM
  * queue. Writes allocate without fetching (the write covers the sectors it
  * carries; partial-line merging is not modelled) and are acknowledged at once.
- * A dirty victim becomes a DRAM write-back. Every step needs room downstream,
- * else the lookup stalls and the L2 pipeline backs up (coalescing paper, 2.1). */
+ * A dirty victim becomes a DRAM write-back. A lookup needs room in the reply
+ * queue whatever its outcome (GPGPU-Sim 3.x), a miss also room on the DRAM
+ * path; else it stalls and the icnt->L2 queue backs up into the network (coalescing paper, 2.1). */
 #include "sim_int.h"
 
 static int evict_into(sim_gpu_t *g, sim_mc_t *mc, uint64_t local, uint64_t line, uint8_t dirty)
@@ -29,10 +30,13 @@ int sim_l2_access(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
     uint64_t local = sim_mc_local(g, q->line);
     sim_way_t *way = sim_tags_find(&mc->l2, local, q->line, 0);
     int write = q->op == GPUEST_MEM_STORE, atomic = q->op == GPUEST_MEM_ATOMIC;
+    /* GPGPU-Sim looks the L2 up only while the L2->icnt queue has room, hit or
+     * miss alike: a full reply path stops the L2. (Its extra gate on a full
+     * 8-entry L2->DRAM queue is covered here by the miss path's dram_room.) */
+    if (!sim_mc_reply_room(g, mc))
+        return 0;
     if (way || write) {
         int hit = way != NULL;
-        if (!sim_mc_reply_room(g, mc))
-            return 0;
         if (!way && evict_into(g, mc, local, q->line, 1) != 0) {
             g->failed = 1;
             return 0;

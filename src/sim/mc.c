@@ -1,12 +1,19 @@
-/* mc.c: a memory-controller node: NI ejection -> MC request queue -> L2 pipeline -> L2 slice / DRAM -> MC reply queue -> NI.
+/* mc.c: a memory-controller node, structured as GPGPU-Sim 3.x's memory sub-partition:
+ * NI ejection -> ROP delay line -> icnt->L2 queue -> L2 slice / DRAM -> L2->icnt queue -> NI.
  *
  * Runs on the L2 clock. Phase 1 (before the network step) injects replies, moves
- * the L2 pipeline, DRAM returns and new requests; phase 2 (after the step)
- * accepts one request from the NI. Memory latency runs from the request's
- * acceptance to the reply's entry into the NI, so time in the MC reply queue is
- * memory latency and reply latency is purely network-side. An MC stall is an L2 cycle in which the head
- * of the reply queue is ready but the NI input (injection) queue is full
- * (coalescing paper, 2.1). */
+ * DRAM returns, L2 lookups and the ROP delay line; phase 2 (after the step)
+ * accepts one request from the NI, but only while the icnt->L2 queue
+ * (mc.request_queue) has room: the ROP delay line in front of it is not counted,
+ * as GPGPU-Sim's memory_sub_partition::full() looks only at m_icnt_L2_queue.
+ * The L2 looks a request up only while the L2->icnt queue (mc.reply_queue) has
+ * room, so a full reply path stops the L2, the icnt->L2 queue fills behind it,
+ * and acceptance stops: requests then wait in the request network.
+ * Memory latency runs from the request's acceptance to the reply's entry into
+ * the NI, so time in the reply queue is memory latency and reply latency is
+ * purely network-side. An MC stall is an L2 cycle in which the head of the
+ * reply queue is ready but the NI input (injection) queue is full (coalescing
+ * paper, 2.1; GPGPU-Sim's gpu_stall_icnt2sh). */
 #include "sim_int.h"
 
 gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_error_t *err)
@@ -16,9 +23,6 @@ gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_erro
     mc->id = id;
     mc->node = node;
     mc->fill_pending = -1;
-    int lat = (int)((g->l2_hit_fs + g->period[GPUEST_CLK_L2] - 1) / g->period[GPUEST_CLK_L2]);
-    int banks = c->l2.banks_per_mc > 0 ? c->l2.banks_per_mc : 1;
-    mc->pipe_cap = (lat > 0 ? lat : 1) * banks;
     GPUEST_TRY(sim_tags_init(&mc->l2, "l2", c->l2.size_per_mc_bytes, c->l2.line_bytes, c->l2.assoc, err));
     GPUEST_TRY(sim_mshr_init(&mc->mshr, c->l2.mshrs, c->l2.mshr_merge, err));
     mc->mshr.l2 = 1;
@@ -27,9 +31,9 @@ gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_erro
 
 void sim_mc_free(sim_mc_t *mc)
 {
+    sim_tfifo_free(&mc->rop);
     sim_fifo_free(&mc->reqq);
     sim_fifo_free(&mc->replyq);
-    sim_tfifo_free(&mc->hitpipe);
     sim_tfifo_free(&mc->topipe);
     sim_tfifo_free(&mc->fills);
     sim_tags_free(&mc->l2);
@@ -100,23 +104,25 @@ gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
             return sim_oom(g, "DRAM queue");
         sim_tfifo_pop(&mc->topipe);
     }
-    /* tag lookups at the end of the L2 pipeline, one per bank */
+    /* L2 lookups from the head of the icnt->L2 queue, one per bank; a lookup
+     * that cannot proceed (reply queue full, DRAM path full, no MSHR) stops the
+     * queue in order, as GPGPU-Sim's L2 does */
     int banks = g->cfg->l2.banks_per_mc > 0 ? g->cfg->l2.banks_per_mc : 1;
-    for (int b = 0; b < banks && mc->hitpipe.len > 0; b++) {
-        const sim_timed_t *h = sim_tfifo_peek(&mc->hitpipe);
-        if (h->ready > g->now || !sim_l2_access(g, mc, h->req))
+    for (int b = 0; b < banks && mc->reqq.len > 0; b++) {
+        if (!sim_l2_access(g, mc, sim_fifo_peek(&mc->reqq)))
             break;
-        sim_tfifo_pop(&mc->hitpipe);
+        sim_fifo_pop(&mc->reqq);
         sim_progress(g);
     }
-    /* request queue -> L2 pipeline; the move is the pipeline's first stage */
-    for (int b = 0; b < banks && mc->reqq.len > 0 && (int)mc->hitpipe.len < mc->pipe_cap; b++) {
-        int32_t i = sim_fifo_pop(&mc->reqq);
-        sim_time_t ready = g->now + g->l2_hit_fs - g->period[GPUEST_CLK_L2];
-        if (ready < g->now)
-            ready = g->now;
-        if (sim_tfifo_push(&mc->hitpipe, ready, i) != 0)
-            return sim_oom(g, "L2 pipeline");
+    /* ROP delay line -> icnt->L2 queue, after the lookups (GPGPU-Sim order), so a
+     * request leaving the delay line is looked up on the next L2 cycle */
+    for (int b = 0; b < banks && mc->rop.len > 0 && (int)mc->reqq.len < g->cfg->mc.request_queue; b++) {
+        const sim_timed_t *h = sim_tfifo_peek(&mc->rop);
+        if (h->ready > g->now)
+            break;
+        if (sim_fifo_push(&mc->reqq, h->req) != 0)
+            return sim_oom(g, "MC request queue");
+        sim_tfifo_pop(&mc->rop);
     }
     inject_reply(g, mc); /* last, so a reply made this cycle leaves this cycle */
     return g->failed ? sim_oom(g, "MC") : GPUEST_OK;
@@ -136,7 +142,7 @@ static gpuest_err track_locality(sim_gpu_t *g, const sim_req_t *q)
 gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
 {
     if ((int)mc->reqq.len >= g->cfg->mc.request_queue)
-        return GPUEST_OK; /* back-pressure into the request network */
+        return GPUEST_OK; /* icnt->L2 queue full: back-pressure into the request network */
     gpuest_noc_packet_t pkt;
     if (!gpuest_noc_eject(g->noc, mc->node, &pkt))
         return GPUEST_OK;
@@ -155,7 +161,10 @@ gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
             g->opts->hooks.mc_accept(g->opts->hooks.ctx, &info, g->ticks[GPUEST_CLK_L2]);
         }
     }
-    if (sim_fifo_push(&mc->reqq, i) != 0)
-        return sim_oom(g, "MC request queue");
+    /* the lookup happens l2.hit_latency after acceptance: ready here means "moves
+     * into the icnt->L2 queue", one L2 cycle before the lookup */
+    sim_time_t ready = g->now + g->l2_hit_fs - g->period[GPUEST_CLK_L2];
+    if (sim_tfifo_push(&mc->rop, ready > g->now ? ready : g->now, i) != 0)
+        return sim_oom(g, "ROP delay line");
     return GPUEST_OK;
 }

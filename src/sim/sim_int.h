@@ -160,6 +160,8 @@ typedef struct {
     int busy;
     int warp;
     int op;
+    int stalled;   /* the last try stalled and nothing it depends on changed since (see ldst_step) */
+    int stall_ctr; /* counter the stall is charged to (SC_l1_mshr_stalls / SC_l1_missq_stalls) */
     size_t n, next;
     gpuest_line_req_t req[GPUEST_COALESCE_MAX];
 } sim_ldst_t;
@@ -245,10 +247,9 @@ void sim_tfifo_free(sim_tfifo_t *q);
 
 typedef struct {
     int id, node;
-    sim_fifo_t reqq;      /* MC request queue (accepted from the NI) */
-    sim_fifo_t replyq;    /* MC reply queue (ready to inject) */
-    sim_tfifo_t hitpipe;  /* L2 access pipeline: the minimum L2 latency before the tag lookup */
-    int pipe_cap;         /* entries the pipeline holds (latency x banks) */
+    sim_tfifo_t rop;      /* ROP delay line: accepted requests travel the minimum L2 latency (GPGPU-Sim m_rop) */
+    sim_fifo_t reqq;      /* icnt->L2 queue, mc.request_queue entries; full stops acceptance from the NI */
+    sim_fifo_t replyq;    /* L2->icnt queue, mc.reply_queue entries; full stops the L2 */
     sim_tfifo_t topipe;   /* L2 misses on their way to the DRAM queue (fixed part of the DRAM latency) */
     sim_tfifo_t fills;    /* DRAM data back, ready to fill the L2 */
     int32_t fill_pending; /* MSHR chain being answered after a fill, -1 none */

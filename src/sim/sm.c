@@ -205,6 +205,7 @@ static gpuest_err issue(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *er
         u->warp = slot;
         u->op = (int)in->op;
         u->busy = u->n > 0;
+        u->stalled = 0;
         if (in->op == GPUEST_MEM_STORE) {
             w->pending_stores += (int32_t)u->n;
         } else if (u->n > 0) {
@@ -224,22 +225,38 @@ static gpuest_err issue(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *er
     return fetch(g, w, err);
 }
 
-/* One line request of the LD/ST unit per cycle. */
+static void ldst_stall(sim_gpu_t *g, sim_ldst_t *u, int ctr)
+{
+    g->ctr.v[ctr]++;
+    u->stalled = 1;
+    u->stall_ctr = ctr;
+}
+
+/* One line request of the LD/ST unit per cycle. A request that stalled (MSHRs or
+ * miss queue full) stalls again, with the same outcome, until a fill reaches this
+ * L1 or the miss queue drains: only then is the L1 access retried. A stalled try
+ * changes no state (a stalled load never finds its line, so it touches no LRU
+ * stamp), so skipping the repeats is exact and saves the tag and MSHR searches
+ * while the MC back-pressure holds the miss queue full. */
 static void ldst_step(sim_gpu_t *g, sim_sm_t *sm)
 {
     sim_ldst_t *u = &sm->ldst;
     if (!u->busy)
         return;
+    if (u->stalled) {
+        g->ctr.v[u->stall_ctr]++;
+        return;
+    }
     const gpuest_line_req_t *r = &u->req[u->next];
     if (u->op == GPUEST_MEM_STORE) {
         if (sim_l1_store(g, sm, u->warp, r, u->op) != 0) {
-            g->ctr.v[SC_l1_missq_stalls]++;
+            ldst_stall(g, u, SC_l1_missq_stalls);
             return;
         }
     } else {
         sim_l1_outcome_t o = sim_l1_load(g, sm, u->warp, r, u->op);
         if (o == L1_STALL_MSHR || o == L1_STALL_MISSQ) {
-            g->ctr.v[o == L1_STALL_MSHR ? SC_l1_mshr_stalls : SC_l1_missq_stalls]++;
+            ldst_stall(g, u, o == L1_STALL_MSHR ? SC_l1_mshr_stalls : SC_l1_missq_stalls);
             return;
         }
     }
@@ -264,6 +281,7 @@ static void missq_step(sim_gpu_t *g, sim_sm_t *sm)
     int dst = g->mc[q->mc].node;
     if (sim_inject(g, sm->node, dst, GPUEST_NOC_REQUEST, request_flits(g, q), i) == 0) {
         sim_fifo_pop(&sm->missq);
+        sm->ldst.stalled = 0; /* miss-queue room: a stalled L1 access may go now */
         q->state = RQ_REQ_NET;
         sim_progress(g);
     }

@@ -5,24 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "core/core.h"
-
-static int run_gpuest(const char *args, char *out, size_t cap)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", GPUEST_PROGRAM, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t len = fread(out, 1, cap - 1, p);
-    out[len] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+#include "run_program.h"
 
 static char out[1 << 16];
 
