@@ -72,7 +72,14 @@ static int print_model(const gpuest_config_t *cfg, const gpuest_sim_stats_t *t)
     if (rc != GPUEST_OK)
         return cli_report(CMD, rc, &err);
     double to_core = cfg->core.clock_mhz / cfg->noc.clock_mhz; /* interconnect -> core cycles */
-    printf("\nanalytical NoC model at the simulated average load (%.4f request flits/SM/cycle):\n", rate);
+    printf("\nanalytical NoC model at the simulated average load (%.4f request flits/SM/cycle; an open-loop\n"
+           "steady-state model, not yet calibrated to the workload: the estimator will fit it to sampled runs):\n",
+           rate);
+    double sat_rate = 0.0;
+    if (gpuest_model_noc_saturation(cfg, &p, NULL, &sat_rate, &err) != GPUEST_OK)
+        sat_rate = 0.0;
+    printf("  model saturation rate %.4f request flits/SM/cycle (the run averaged %.0f %% of it)\n", sat_rate,
+           sat_rate > 0 ? 100.0 * rate / sat_rate : 0.0);
     if (m.saturated) {
         printf("  saturated: bottleneck utilisation %.2f at this load (the network runs at its capacity,\n"
                "  as the simulated request latency shows); no latency is reported past saturation\n",
