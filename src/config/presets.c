@@ -13,7 +13,10 @@
  *  - choice: L2 MSHR merging unbounded in practice (65536 per entry): merging is
  *    limited by the SMs' own MSHRs.
  *  - BookSim defaults for the allocators: iSLIP, 1 iteration, no wait for tail credit.
- *  - choice: 2 KB DRAM rows, 32 L2 MSHRs per slice, 16-entry MC queues and NI queues.
+ *  - MC queues: 8-entry icnt->L2 (mc.request_queue) and L2->icnt (mc.reply_queue)
+ *    queues, GPGPU-Sim's GTX480 `-gpgpu_dram_partition_queues 8:8:8:8` (per memory
+ *    sub-partition; our MC node has one queue pair).
+ *  - choice: 2 KB DRAM rows, 32 L2 MSHRs per slice, 16-entry NI queues.
  *  - BookSim delays: "2-cycle router" (data-filtering thesis Table 5.1) is taken as
  *    VC allocation + switch allocation with look-ahead routing (routing_delay 0),
  *    st_final_delay 1 and a 1-cycle link, as GPGPU-Sim's mesh configs set them.
@@ -99,7 +102,7 @@ static void common_defaults(gpuest_config_t *c)
         .queue_size = 16,
         .scheduler = GPUEST_DSCHED_FRFCFS,
     };
-    c->mc = (gpuest_mc_cfg_t){.num_mcs = 6, .interleave_bytes = 256, .request_queue = 16, .reply_queue = 16};
+    c->mc = (gpuest_mc_cfg_t){.num_mcs = 6, .interleave_bytes = 256, .request_queue = 8, .reply_queue = 8};
     c->noc = (gpuest_noc_cfg_t){
         .topology = GPUEST_TOPO_CROSSBAR,
         .k = 8,

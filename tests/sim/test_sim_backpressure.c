@@ -115,7 +115,8 @@ static count_t run_waves(int reply_queue, int request_queue)
     return n;
 }
 
-/* fermi's own queues (16 + 16 = 32 = wave 1): wave 2 is refused. */
+/* Queues that hold exactly wave 1 (16 + 16 = 32, the presets' sizes before they became GPGPU-Sim's
+ * 8 + 8): wave 2 is refused. */
 static void test_full_reply_queue_stops_acceptance(void **st)
 {
     (void)st;
@@ -124,8 +125,8 @@ static void test_full_reply_queue_stops_acceptance(void **st)
     assert_int_equal(n.accepted[1], WAVE);
 }
 
-/* Smaller queues (8 + 8): the L2 stops after 8 replies; wave 1's last 16 requests
- * wait in the ROP delay line, accepted; wave 2 is still refused. */
+/* fermi's own queues (8 + 8, GPGPU-Sim's -gpgpu_dram_partition_queues 8:8:8:8): the L2 stops after 8
+ * replies; wave 1's last 16 requests wait in the ROP delay line, accepted; wave 2 is still refused. */
 static void test_small_queues(void **st)
 {
     (void)st;
