@@ -208,25 +208,26 @@ static inline uint64_t cz_get64(gpuest_bitreader_t *r, unsigned n)
     return cz_get(r, n);
 }
 
-/* ------------------------------------------------------------ bit matrix
- * In place 32x32 transpose: afterwards bit i of a[k] is the old bit k of a[i]
- * (bit planes of 32 words, and back). */
-/* Rows i and i + 16 share one 64-bit word so every stage runs on 16 words with
- * constant bounds, which compilers unroll and vectorize. */
-CZ_HOT void cz_transpose32(uint32_t a[32])
+/* ------------------------------------------------------------ pair-packed transpose
+ * p[i] holds row i in its low and row i + 16 in its high 32 bits. Afterwards
+ * p[i] holds the transposed rows i and i + 16 the same way (the transpose is
+ * its own inverse, so the decoder uses it too). */
+#define CZ_SWAP(a, b, j, m)                                                                                           \
+    do {                                                                                                               \
+        uint64_t t_ = (((a) >> (j)) ^ (b)) & (m);                                                                      \
+        (b) ^= t_;                                                                                                     \
+        (a) ^= t_ << (j);                                                                                              \
+    } while (0)
+
+CZ_HOT void cz_transpose_pairs(uint64_t p[16])
 {
-    uint64_t p[16];
+    /* stage 16 swaps fields inside each 64-bit word: bits 16..31 <-> 32..47 */
     for (unsigned i = 0; i < 16; i++) {
-        p[i] = a[i] | (uint64_t)a[i + 16] << 32;
-        uint64_t t = ((p[i] >> 16) ^ p[i]) & UINT64_C(0x00000000FFFF0000); /* stage 16, inside the word */
+        uint64_t t = ((p[i] >> 16) ^ p[i]) & UINT64_C(0x00000000FFFF0000);
         p[i] ^= t ^ (t << 16);
     }
-#define CZ_SWAP(x, y, j, m)                                                                                           \
-    do {                                                                                                               \
-        uint64_t t_ = (((x) >> (j)) ^ (y)) & (m);                                                                      \
-        (y) ^= t_;                                                                                                     \
-        (x) ^= t_ << (j);                                                                                              \
-    } while (0)
+    /* stages 8, 4, 2, 1 written out with constant bounds so that the compiler
+     * can unroll / vectorize them */
     for (unsigned i = 0; i < 8; i++)
         CZ_SWAP(p[i], p[i + 8], 8, UINT64_C(0x00FF00FF00FF00FF));
     for (unsigned i = 0; i < 4; i++) {
@@ -241,7 +242,17 @@ CZ_HOT void cz_transpose32(uint32_t a[32])
     }
     for (unsigned i = 0; i < 16; i += 2)
         CZ_SWAP(p[i], p[i + 1], 1, UINT64_C(0x5555555555555555));
+}
 #undef CZ_SWAP
+
+/* In place 32x32 transpose: afterwards bit i of a[k] is the old bit k of a[i]
+ * (bit planes of 32 words, and back). */
+CZ_HOT void cz_transpose32(uint32_t a[32])
+{
+    uint64_t p[16];
+    for (unsigned i = 0; i < 16; i++)
+        p[i] = a[i] | (uint64_t)a[i + 16] << 32;
+    cz_transpose_pairs(p);
     for (unsigned i = 0; i < 16; i++) {
         a[i] = (uint32_t)p[i];
         a[i + 16] = (uint32_t)(p[i] >> 32);

@@ -14,42 +14,6 @@
  * of all words); whole 32-bit planes / words go out two per 64-bit store. */
 #include "../compress_int.h"
 
-/* ------------------------------------------------------------ pair-packed transpose
- * p[i] holds row i in its low and row i + 16 in its high 32 bits. Afterwards
- * p[i] holds the transposed rows i and i + 16 the same way (the transpose is
- * its own inverse, so the decoder uses it too). */
-#define DPC_SWAP(a, b, j, m)                                                                                           \
-    do {                                                                                                               \
-        uint64_t t_ = (((a) >> (j)) ^ (b)) & (m);                                                                      \
-        (b) ^= t_;                                                                                                     \
-        (a) ^= t_ << (j);                                                                                              \
-    } while (0)
-
-CZ_HOT void dpc_transpose_pairs(uint64_t p[16])
-{
-    /* stage 16 swaps fields inside each 64-bit word: bits 16..31 <-> 32..47 */
-    for (unsigned i = 0; i < 16; i++) {
-        uint64_t t = ((p[i] >> 16) ^ p[i]) & UINT64_C(0x00000000FFFF0000);
-        p[i] ^= t ^ (t << 16);
-    }
-    /* stages 8, 4, 2, 1 written out with constant bounds so that the compiler
-     * can unroll / vectorize them */
-    for (unsigned i = 0; i < 8; i++)
-        DPC_SWAP(p[i], p[i + 8], 8, UINT64_C(0x00FF00FF00FF00FF));
-    for (unsigned i = 0; i < 4; i++) {
-        DPC_SWAP(p[i], p[i + 4], 4, UINT64_C(0x0F0F0F0F0F0F0F0F));
-        DPC_SWAP(p[i + 8], p[i + 12], 4, UINT64_C(0x0F0F0F0F0F0F0F0F));
-    }
-    for (unsigned i = 0; i < 2; i++) {
-        DPC_SWAP(p[i], p[i + 2], 2, UINT64_C(0x3333333333333333));
-        DPC_SWAP(p[i + 4], p[i + 6], 2, UINT64_C(0x3333333333333333));
-        DPC_SWAP(p[i + 8], p[i + 10], 2, UINT64_C(0x3333333333333333));
-        DPC_SWAP(p[i + 12], p[i + 14], 2, UINT64_C(0x3333333333333333));
-    }
-    for (unsigned i = 0; i < 16; i += 2)
-        DPC_SWAP(p[i], p[i + 1], 1, UINT64_C(0x5555555555555555));
-}
-
 /* Appends n 32-bit values, two per 64-bit store; falls back to the checked
  * writer when the buffer might be too small (then it sets overflow). */
 CZ_HOT void dpc_put_words32(gpuest_bitwriter_t *w, const uint32_t *v, unsigned n)
@@ -102,7 +66,7 @@ CZ_HOT void dpc_encode_words_body(const uint32_t *words, unsigned nwords, gpuest
         cz_put(w, all_and, 32);
         return;
     }
-    dpc_transpose_pairs(p); /* the remap: bit i of plane k = bit k of word i */
+    cz_transpose_pairs(p); /* the remap: bit i of plane k = bit k of word i */
     /* branch-free walk from plane 31 down (data-dependent loop exits cost more
      * than the fixed 32 steps): collect the uniform planes' values (bits of
      * all_and) and compact the other planes into keep[]. The status and value
@@ -206,7 +170,7 @@ CZ_HOT int dpc_decode_words_body(gpuest_bitreader_t *r, uint32_t *words, unsigne
     uint64_t p[16];
     for (unsigned i = 0; i < 16; i++)
         p[i] = pl[i] | (uint64_t)pl[i + 16] << 32;
-    dpc_transpose_pairs(p);
+    cz_transpose_pairs(p);
     for (unsigned i = 0; i < nwords && i < 16; i++)
         words[i] = (uint32_t)p[i] | ones;
     for (unsigned i = 16; i < nwords; i++)
