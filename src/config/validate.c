@@ -202,8 +202,8 @@ static gpuest_err check_caches(const gpuest_config_t *cfg, gpuest_error_t *err)
         return gpuest_fail(
             err, GPUEST_EINVAL,
             "%s: l1.size_bytes = %d is not divisible by l1.line_bytes x l1.assoc = %d x %d (allowed: multiples of %d)",
-            gpuest_config_key_origin(cfg, "l1", "size_bytes", at_buf, sizeof at_buf), l1->size_bytes, l1->line_bytes,
-            l1->assoc, l1->line_bytes * l1->assoc);
+            origin_of_any(cfg, at_buf, sizeof at_buf, "l1", "size_bytes", "l1", "assoc", "l1", "line_bytes"),
+            l1->size_bytes, l1->line_bytes, l1->assoc, l1->line_bytes * l1->assoc);
     const gpuest_l2_cfg_t *l2 = &cfg->l2;
     if (!is_pow2(l2->line_bytes))
         return gpuest_fail(err, GPUEST_EINVAL, "%s: l2.line_bytes = %d must be a power of two",
@@ -213,8 +213,8 @@ static gpuest_err check_caches(const gpuest_config_t *cfg, gpuest_error_t *err)
         return gpuest_fail(
             err, GPUEST_EINVAL,
             "%s: l2.size_per_mc_bytes = %d is not divisible by line x assoc x banks = %d (allowed: multiples of %d)",
-            gpuest_config_key_origin(cfg, "l2", "size_per_mc_bytes", at_buf, sizeof at_buf), l2->size_per_mc_bytes,
-            set_bytes, set_bytes);
+            origin_of_any(cfg, at_buf, sizeof at_buf, "l2", "size_per_mc_bytes", "l2", "assoc", "l2", "banks_per_mc"),
+            l2->size_per_mc_bytes, set_bytes, set_bytes);
     if (l2->line_bytes != l1->line_bytes)
         return gpuest_fail(err, GPUEST_EINVAL, "%s: l2.line_bytes = %d must equal l1.line_bytes = %d",
                            gpuest_config_key_origin(cfg, "l2", "line_bytes", at_buf, sizeof at_buf), l2->line_bytes,

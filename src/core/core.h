@@ -61,7 +61,7 @@ gpuest_err gpuest_vfail(gpuest_error_t *err, gpuest_err code, const char *fmt, v
 void gpuest_error_clear(gpuest_error_t *err);
 
 /* Process exit status for a failed command: 2 for bad input (EINVAL, EPARSE,
- * ERANGE, ENOKEY, ECORRUPT), 1 for everything else. Used only by the CLI. */
+ * ERANGE, ENOKEY, ECORRUPT, EUNSUPPORTED), 1 for everything else. Used only by the CLI. */
 int gpuest_exit_code(gpuest_err code);
 
 #define GPUEST_TRY(expr)                                                                                               \

@@ -69,6 +69,7 @@ int gpuest_exit_code(gpuest_err code)
     case GPUEST_ERANGE:
     case GPUEST_ENOKEY:
     case GPUEST_ECORRUPT:
+    case GPUEST_EUNSUPPORTED: /* a value the user asked for that gpuest does not model */
         return 2;
     default:
         return 1;

@@ -196,6 +196,8 @@ static const bad_case bad_cases[] = {
     {NULL, "l1.assoc", GPUEST_EINVAL, "--set", "section.key=value"},
     {NULL, "l1.ways=2", GPUEST_ENOKEY, "--set", "did you mean 'l1.assoc'"},
     {NULL, "noc.buffer_flits=0", GPUEST_ERANGE, "--set", "allowed 1..1024"},
+    {NULL, "l1.assoc=3", GPUEST_EINVAL, "--set: l1.size_bytes = 16384", "l1.assoc = 128 x 3"},
+    {NULL, "l2.banks_per_mc=3", GPUEST_EINVAL, "--set: l2.size_per_mc_bytes", "multiples of 3072"},
     {NULL, "technique.approx_bits=8", GPUEST_EINVAL, "--set", "only to compression = dsm_approx"},
 };
 

@@ -21,6 +21,8 @@ static void test_errors(void **state)
     assert_string_equal(gpuest_errname(GPUEST_ERANGE), "GPUEST_ERANGE");
     assert_int_equal(gpuest_exit_code(GPUEST_EPARSE), 2);
     assert_int_equal(gpuest_exit_code(GPUEST_EIO), 1);
+    assert_int_equal(gpuest_exit_code(GPUEST_EUNSUPPORTED), 2); /* e.g. topology = torus in a BookSim file */
+    assert_int_equal(gpuest_exit_code(GPUEST_EDEADLOCK), 1);
     assert_int_equal(gpuest_exit_code(GPUEST_OK), 0);
     assert_int_equal(gpuest_edit_distance("assoc", "asoc"), 1);
     assert_int_equal(gpuest_edit_distance("kitten", "sitting"), 3);
