@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "approx/approx.h"
 #include "cli.h"
@@ -54,6 +55,16 @@ typedef struct {
     unsigned long long seed;
     int have_seed, have_size, have_cond, have_constraint, have_bits, have_max_error, no_rerun;
 } opts_t;
+
+/* The default folders are relative to the working directory; when gpuest runs
+ * elsewhere they fall back to the source tree it was built from (the shipped
+ * datasets and trained models). A folder given on the command line is kept. */
+static const char *default_dir(const char *dir, const char *relative_default, const char *source_tree_dir)
+{
+    if (strcmp(dir, relative_default) != 0 || access(relative_default, F_OK) == 0)
+        return dir;
+    return access(source_tree_dir, F_OK) == 0 ? source_tree_dir : dir;
+}
 
 static int parse_opts(int argc, char **argv, opts_t *o)
 {
@@ -123,6 +134,8 @@ static int parse_opts(int argc, char **argv, opts_t *o)
     }
     if (!o->sub)
         return cli_usage_error(CMD, "missing the action: collect, train, predict, run or eval");
+    o->data_dir = default_dir(o->data_dir, "data/approx", GPUEST_SOURCE_DIR "/data/approx");
+    o->model_dir = default_dir(o->model_dir, "models", GPUEST_SOURCE_DIR "/models");
     return 0;
 }
 
