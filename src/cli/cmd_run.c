@@ -54,13 +54,17 @@ static void print_simulation(const gpuest_sim_stats_t *t)
            t->intercore_locality[3]);
 }
 
-/* The analytical model at the simulated average load: request flits per SM per
- * interconnect cycle, with the measured share of writes. */
+/* The analytical model at the simulated average load: request packets per SM
+ * per interconnect cycle, with the measured share of writes. */
 static int print_model(const gpuest_config_t *cfg, const gpuest_sim_stats_t *t)
 {
     if (t->icnt_cycles == 0 || t->read_requests + t->write_requests == 0)
         return 0;
-    double rate = (double)t->flits[0] / ((double)cfg->core.num_sms * (double)t->icnt_cycles);
+    /* The model's gpu rate counts request packets times the read-request size
+     * (write data is carried by the write share), not every request flit. */
+    int request_flits, reply_flits;
+    gpuest_model_gpu_packet_flits(cfg, &request_flits, &reply_flits);
+    double rate = (double)t->packets[0] * request_flits / ((double)cfg->core.num_sms * (double)t->icnt_cycles);
     gpuest_model_pattern_t p;
     gpuest_model_result_t m;
     gpuest_error_t err;
@@ -72,13 +76,13 @@ static int print_model(const gpuest_config_t *cfg, const gpuest_sim_stats_t *t)
     if (rc != GPUEST_OK)
         return cli_report(CMD, rc, &err);
     double to_core = cfg->core.clock_mhz / cfg->noc.clock_mhz; /* interconnect -> core cycles */
-    printf("\nanalytical NoC model at the simulated average load (%.4f request flits/SM/cycle; an open-loop\n"
+    printf("\nanalytical NoC model at the simulated average load (%.4f requests/SM/cycle; an open-loop\n"
            "steady-state model, not yet calibrated to the workload: the estimator will fit it to sampled runs):\n",
            rate);
     double sat_rate = 0.0;
     if (gpuest_model_noc_saturation(cfg, &p, NULL, &sat_rate, &err) != GPUEST_OK)
         sat_rate = 0.0;
-    printf("  model saturation rate %.4f request flits/SM/cycle (the run averaged %.0f %% of it)\n", sat_rate,
+    printf("  model saturation rate %.4f requests/SM/cycle (the run averaged %.0f %% of it)\n", sat_rate,
            sat_rate > 0 ? 100.0 * rate / sat_rate : 0.0);
     if (m.saturated) {
         printf("  saturated: bottleneck utilisation %.2f at this load (the network runs at its capacity,\n"
