@@ -12,7 +12,7 @@ const int gpuest_approx_levels[GPUEST_APPROX_NLEVELS] = {4, 8, 12, 16, 20};
  * sides 64-1,024); the thesis' own sizes (Table 6.3) lie inside them. */
 static const gpuest_approx_info_t infos[GPUEST_APPROX_NAPPS] = {
     [GPUEST_APPROX_KMEANS] = {"kmeans", "hmpr", NULL, "instances", 16, 200000, 1000, 20000, 0, 1, 2, 40, 2, 20,
-                              400},
+                              400, 0.5},
     [GPUEST_APPROX_LUD] = {"lud", "mre", "nrmse", "side", 4, 4096, 64, 1024, 1, 0, 0, 0, 0, 0, 80},
     [GPUEST_APPROX_GAUSSIAN] = {"gaussian", "linf", NULL, "side", 4, 4096, 64, 1024, 1, 0, 0, 0, 0, 0, 120},
     [GPUEST_APPROX_ATAX] = {"atax", "mre", NULL, "side", 4, 8192, 64, 1024, 0, 0, 0, 0, 0, 0, 40},

@@ -40,6 +40,9 @@ static void usage(FILE *out)
             "  --model-dir DIR    where the models live (default models)\n"
             "  --margin M         train/eval: conservative factor, predict(E) = min(class(E),\n"
             "                     class(E / M)) (default: the predictor's default)\n"
+            "  --confidence C     train/eval: step one level down unless the network's output\n"
+            "                     for its answer is >= C and the level below scores < C times\n"
+            "                     it (0 = off; default per application: kmeans 0.5, others off)\n"
             "applications: kmeans lud gaussian atax bicg 2dconv scalarprod srad2 hybridsort\n"
             "--size is the side length for lud, gaussian, atax, bicg, 2dconv and srad2, the\n"
             "instance count for kmeans, elements per vector for scalarprod and elements for\n"
@@ -51,7 +54,7 @@ typedef struct {
     const char *sub, *app, *out, *csv;
     const char *data_dir, *model_dir;
     long datasets, folds, bits, constraint, size_min, size_max, size;
-    double cond, max_error, margin;
+    double cond, max_error, margin, confidence; /* confidence < 0: the application's default */
     unsigned long long seed;
     int have_seed, have_size, have_cond, have_constraint, have_bits, have_max_error, no_rerun;
 } opts_t;
@@ -75,6 +78,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
     o->model_dir = "models";
     o->folds = 5;
     o->seed = 1;
+    o->confidence = -1.0;
     while (cli_args_next(&a)) {
         const char *v;
         if (!a.name) {
@@ -125,6 +129,8 @@ static int parse_opts(int argc, char **argv, opts_t *o)
             rc = cli_parse_double(CMD, a.name, v, 0.0, 1.0, &o->max_error), o->have_max_error = 1;
         else if (cli_args_is(&a, "margin"))
             rc = cli_parse_double(CMD, a.name, v, 1.0, 100.0, &o->margin);
+        else if (cli_args_is(&a, "confidence"))
+            rc = cli_parse_double(CMD, a.name, v, 0.0, 1.0, &o->confidence);
         else if (cli_args_is(&a, "seed"))
             rc = cli_parse_u64(CMD, a.name, v, &o->seed), o->have_seed = 1;
         else
@@ -324,6 +330,7 @@ static int do_train(const opts_t *o)
         lo.seed = o->seed;
         if (o->margin > 0.0)
             lo.margin = o->margin;
+        lo.confidence = o->confidence >= 0.0 ? o->confidence : in->predict_confidence;
         gpuest_learn_net_t *net = NULL;
         gpuest_learn_approx_report_t rep;
         if (e == GPUEST_OK)
@@ -518,6 +525,7 @@ static int do_eval(const opts_t *o)
         lo.seed = o->seed;
         if (o->margin > 0.0)
             lo.margin = o->margin;
+        lo.confidence = o->confidence >= 0.0 ? o->confidence : in->predict_confidence;
         gpuest_learn_approx_eval_t r;
         rerun_ctx ctx = {&s, NULL, 0};
         unsigned folds = (unsigned)o->folds;

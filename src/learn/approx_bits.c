@@ -46,6 +46,7 @@ void gpuest_learn_approx_defaults(gpuest_learn_approx_opts_t *o)
     o->epochs_incremental = 300;
     o->learning_rate = 0.01;
     o->margin = 1.0;
+    o->confidence = 0.0;
     o->seed = 1;
 }
 
@@ -102,13 +103,21 @@ static double meta_or(const gpuest_learn_net_t *net, const char *name, double df
     return gpuest_learn_net_get_meta(net, name, &v) ? v : dflt;
 }
 
-/* The class the network picks for one limit (no safety rules). */
-static int classify(const gpuest_learn_net_t *net, double size, double cond, double constraint, double limit)
+/* The class the network picks for one limit. With a confidence c > 0 the answer must be
+ * clearly chosen: its output at least c and the next lower level's output below c times it;
+ * otherwise the lower level is answered (one step, never below 4 bits). Where two adjacent
+ * levels' errors lie close together (Kmeans near saturation: 0.82 at 16 bits, 0.84 at 20) the
+ * network hesitates between them, and the higher one is the one that breaks the limit. */
+static int classify(const gpuest_learn_net_t *net, double size, double cond, double constraint, double limit,
+                    double confidence)
 {
     double x[4], y[NLEV];
     gpuest_learn_approx_features(size, cond, constraint, limit, x);
     gpuest_learn_net_run(net, x, y);
-    return gpuest_learn_approx_bits[argmax(y, NLEV)];
+    int a = argmax(y, NLEV);
+    if (confidence > 0.0 && a > 0 && (y[a] < confidence || y[a - 1] >= confidence * y[a]))
+        a--;
+    return gpuest_learn_approx_bits[a];
 }
 
 int gpuest_learn_approx_predict(const gpuest_learn_net_t *net, double size, double log10_cond, double constraint,
@@ -137,12 +146,12 @@ int gpuest_learn_approx_predict(const gpuest_learn_net_t *net, double size, doub
         w |= GPUEST_LEARN_WARN_ERROR_HIGH;
     if (warnings)
         *warnings = w;
-    double margin = meta_or(net, "margin", 1.0);
-    int a = classify(net, size, log10_cond, constraint, max_error);
+    double margin = meta_or(net, "margin", 1.0), confidence = meta_or(net, "confidence", 0.0);
+    int a = classify(net, size, log10_cond, constraint, max_error, confidence);
     if (margin > 1.0) {
         /* Conservative: a limit near the lower edge of a level's error band also looks like
          * the level below once divided by the margin; take the smaller answer. */
-        int b = classify(net, size, log10_cond, constraint, max_error / margin);
+        int b = classify(net, size, log10_cond, constraint, max_error / margin, confidence);
         a = b < a ? b : a;
     }
     return a;
@@ -167,7 +176,7 @@ static double query_accuracy(const gpuest_learn_net_t *net, const gpuest_learn_a
 }
 
 static gpuest_err set_ranges(gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets, size_t nsets,
-                             const unsigned char *use, double margin)
+                             const unsigned char *use, double margin, double confidence)
 {
     double e4 = INFINITY, emax = 0.0;
     for (size_t i = 0; i < nsets; i++) {
@@ -178,6 +187,9 @@ static gpuest_err set_ranges(gpuest_learn_net_t *net, const gpuest_learn_approx_
             emax = sets[i].error[l] > emax ? sets[i].error[l] : emax;
     }
     GPUEST_TRY(gpuest_learn_net_set_meta(net, "margin", margin));
+    /* Written only when the rule is on, so models without it keep their files unchanged. */
+    if (confidence > 0.0)
+        GPUEST_TRY(gpuest_learn_net_set_meta(net, "confidence", confidence));
     GPUEST_TRY(gpuest_learn_net_set_meta(net, "error4_min", e4));
     return gpuest_learn_net_set_meta(net, "error_max", emax);
 }
@@ -204,7 +216,7 @@ static gpuest_err train_subset(const gpuest_learn_approx_set_t *sets, size_t nse
         t.seed = o->seed;
         rc = gpuest_learn_train(&d, &t, &nets[a], err);
         if (rc == GPUEST_OK)
-            rc = set_ranges(nets[a], sets, nsets, use, o->margin);
+            rc = set_ranges(nets[a], sets, nsets, use, o->margin, o->confidence);
         if (rc == GPUEST_OK) {
             acc[a] = query_accuracy(nets[a], sets, nsets, use);
             mse[a] = gpuest_learn_net_mse(nets[a], &d);

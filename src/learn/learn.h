@@ -118,6 +118,9 @@ typedef struct {
     double learning_rate;      /* incremental back-propagation (thesis: 0.01) */
     double margin;             /* conservative factor: predict(E) = min(class(E), class(E / margin));
                                 * 1 = off (the default: it cost more accuracy than it saved) */
+    double confidence;         /* step-down rule, 0 = off: an answer whose output is below this, or
+                                * whose next lower level scores at least this times its output,
+                                * is replaced by that lower level (per application, see approx.h) */
     uint64_t seed;
 } gpuest_learn_approx_opts_t;
 
@@ -133,8 +136,9 @@ typedef struct {
 /* Trains one network on queries built from every dataset and level: limits at the level's
  * measured error (the thesis' rows), a quarter of it and twice it, each with the one-hot of
  * its label as target; with RPROP and with incremental back-propagation, keeping the one with
- * the higher accuracy on the thesis' rows (ties: lower MSE). Stores the margin, the smallest
- * 4-bit error and the largest error as metadata (the scaling keeps the factor ranges). */
+ * the higher accuracy on the thesis' rows (ties: lower MSE). Stores the margin, the confidence
+ * (if on), the smallest 4-bit error and the largest error as metadata (the scaling keeps the
+ * factor ranges). */
 gpuest_err gpuest_learn_approx_train(const gpuest_learn_approx_set_t *sets, size_t nsets,
                                      const gpuest_learn_approx_opts_t *o, gpuest_learn_net_t **out,
                                      gpuest_learn_approx_report_t *report, gpuest_error_t *err);

@@ -90,6 +90,66 @@ static void test_train_predict(void **state)
     gpuest_learn_net_destroy(net);
 }
 
+/* Index of the level a bit count stands for (bits 4..20). */
+static int level_of(int bits)
+{
+    return bits / 4 - 1;
+}
+
+/* The step-down rule: an answer whose output is below the confidence c, or whose next lower
+ * level scores at least c times it, becomes that lower level; never below 4 bits. The outputs
+ * are read from the network itself so the thresholds straddle them exactly. */
+static void test_confidence_step_down(void **state)
+{
+    (void)state;
+    gpuest_learn_approx_set_t sets[40];
+    make_sets(sets, 40, 3);
+    gpuest_learn_approx_opts_t o;
+    gpuest_learn_approx_defaults(&o);
+    o.epochs_rprop = 600;
+    o.epochs_incremental = 50;
+    o.confidence = 0.5;
+    gpuest_learn_net_t *net = NULL;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_learn_approx_train(sets, 40, &o, &net, NULL, &err), GPUEST_OK);
+    double c;
+    assert_true(gpuest_learn_net_get_meta(net, "confidence", &c)); /* stored with the model */
+    assert_double_equal(c, 0.5, 0.0);
+
+    assert_int_equal(gpuest_learn_net_set_meta(net, "confidence", 0.0), GPUEST_OK); /* off */
+    int p = gpuest_learn_approx_predict(net, 256, 3.0, 0, 3e-5, NULL);
+    assert_true(p >= 8);
+    double x[4], y[GPUEST_LEARN_APPROX_LEVELS];
+    gpuest_learn_approx_features(256, 3.0, 0, 3e-5, x);
+    gpuest_learn_net_run(net, x, y);
+    int a = level_of(p);
+    double r = y[a - 1] / y[a];
+    assert_true(r < 0.5 && y[a] > 0.5); /* a confident answer, so both thresholds can be placed */
+    /* c just under the ratio: the level below scores more than c times the answer, step down. */
+    assert_int_equal(gpuest_learn_net_set_meta(net, "confidence", r * 0.99), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_predict(net, 256, 3.0, 0, 3e-5, NULL), p - 4);
+    /* c just over the ratio (and under the answer's output): the answer stands. */
+    assert_int_equal(gpuest_learn_net_set_meta(net, "confidence", r * 1.01), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_predict(net, 256, 3.0, 0, 3e-5, NULL), p);
+    /* The answer's own output below c: one step down, and only one. */
+    if (y[a] < 1.0 / 1.01) {
+        assert_int_equal(gpuest_learn_net_set_meta(net, "confidence", y[a] * 1.01), GPUEST_OK);
+        assert_int_equal(gpuest_learn_approx_predict(net, 256, 3.0, 0, 3e-5, NULL), p - 4);
+    }
+    /* A 4-bit answer has no lower level to step to (0 bits is the guard's answer alone). */
+    assert_int_equal(gpuest_learn_net_set_meta(net, "confidence", 0.0), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_predict(net, 256, 3.0, 0, 1.5e-7, NULL), 4);
+    assert_int_equal(gpuest_learn_net_set_meta(net, "confidence", 1.0), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_predict(net, 256, 3.0, 0, 1.5e-7, NULL), 4);
+    gpuest_learn_net_destroy(net);
+
+    /* Off by default: no metadata row is written, so existing models are unchanged. */
+    o.confidence = 0.0;
+    assert_int_equal(gpuest_learn_approx_train(sets, 40, &o, &net, NULL, &err), GPUEST_OK);
+    assert_false(gpuest_learn_net_get_meta(net, "confidence", &c));
+    gpuest_learn_net_destroy(net);
+}
+
 /* Rerun callback: reports the stored error, counting calls. */
 static gpuest_err rerun(void *ctx, const gpuest_learn_approx_set_t *s, int bits, double *error, gpuest_error_t *err)
 {
@@ -152,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_train_predict),
+        cmocka_unit_test(test_confidence_step_down),
         cmocka_unit_test(test_eval),
         cmocka_unit_test(test_committed_models),
     };
