@@ -61,19 +61,27 @@ static void make_sets(gpuest_learn_approx_set_t *sets, size_t n, uint64_t seed)
     gpuest_rng_destroy(rng);
 }
 
-static void test_train_predict(void **state)
+/* The small network both prediction tests use: 40 seeded datasets, short training. */
+static gpuest_learn_net_t *train_small(double confidence, gpuest_learn_approx_report_t *rep)
 {
-    (void)state;
     gpuest_learn_approx_set_t sets[40];
     make_sets(sets, 40, 3);
     gpuest_learn_approx_opts_t o;
     gpuest_learn_approx_defaults(&o);
     o.epochs_rprop = 600;
     o.epochs_incremental = 50;
+    o.confidence = confidence;
     gpuest_learn_net_t *net = NULL;
-    gpuest_learn_approx_report_t rep;
     gpuest_error_t err;
-    assert_int_equal(gpuest_learn_approx_train(sets, 40, &o, &net, &rep, &err), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_train(sets, 40, &o, &net, rep, &err), GPUEST_OK);
+    return net;
+}
+
+static void test_train_predict(void **state)
+{
+    (void)state;
+    gpuest_learn_approx_report_t rep;
+    gpuest_learn_net_t *net = train_small(0.0, &rep);
     assert_true(rep.train_accuracy >= 0.9);
     /* cond 3, size 256: e(12) = 2^-12 * 0.1 = 2.4e-5 (x1-1.2); a limit of 3e-5 allows 12 bits. */
     unsigned w = 99;
@@ -102,16 +110,7 @@ static int level_of(int bits)
 static void test_confidence_step_down(void **state)
 {
     (void)state;
-    gpuest_learn_approx_set_t sets[40];
-    make_sets(sets, 40, 3);
-    gpuest_learn_approx_opts_t o;
-    gpuest_learn_approx_defaults(&o);
-    o.epochs_rprop = 600;
-    o.epochs_incremental = 50;
-    o.confidence = 0.5;
-    gpuest_learn_net_t *net = NULL;
-    gpuest_error_t err;
-    assert_int_equal(gpuest_learn_approx_train(sets, 40, &o, &net, NULL, &err), GPUEST_OK);
+    gpuest_learn_net_t *net = train_small(0.5, NULL);
     double c;
     assert_true(gpuest_learn_net_get_meta(net, "confidence", &c)); /* stored with the model */
     assert_double_equal(c, 0.5, 0.0);
@@ -144,8 +143,7 @@ static void test_confidence_step_down(void **state)
     gpuest_learn_net_destroy(net);
 
     /* Off by default: no metadata row is written, so existing models are unchanged. */
-    o.confidence = 0.0;
-    assert_int_equal(gpuest_learn_approx_train(sets, 40, &o, &net, NULL, &err), GPUEST_OK);
+    net = train_small(0.0, NULL);
     assert_false(gpuest_learn_net_get_meta(net, "confidence", &c));
     gpuest_learn_net_destroy(net);
 }
