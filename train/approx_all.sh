@@ -1,16 +1,19 @@
 #!/bin/sh
-# approx_all.sh: collect error datasets for all nine approximation apps and train their
-# predictors (gpuest approx collect + train), timing each step. Run from the repo root:
+# approx_all.sh: the shipped approximation-bit predictors, end to end. Run from the repo root:
 #   train/approx_all.sh [path/to/gpuest]
-# Writes data/approx/<app>.csv, models/approx-<app>.net and models/approx-<app>.scale.csv.
+# 1. collect the training (seed 1), validation (seed 2) and test (seed 3) error datasets
+#    (train/approx_collect.sh);
+# 2. train every model on data/approx/<app>.csv and choose its decision threshold on
+#    data/approx/valid/<app>.csv (writes models/approx-<app>.net and .scale.csv);
+# 3. test the models on data/approx/test (seed 3 for the limits too: never used before), with
+#    reruns of the applications at the answered bits; writes data/approx/eval-test.csv.
 set -eu
 GPUEST=${1:-build/gpuest}
-APPS="kmeans lud gaussian atax bicg 2dconv scalarprod srad2 hybridsort"
 start=$(date +%s)
-for app in $APPS; do
-    "$GPUEST" approx collect --app "$app"
-done
+"$(dirname "$0")/approx_collect.sh" "$GPUEST"
 collected=$(date +%s)
-"$GPUEST" approx train --app all
+"$GPUEST" approx train --app all --seed 1 --data-dir data/approx --valid-dir data/approx/valid
+trained=$(date +%s)
+"$GPUEST" approx eval --app all --seed 3 --data-dir data/approx/test --csv data/approx/eval-test.csv
 end=$(date +%s)
-echo "collect: $((collected - start)) s, train: $((end - collected)) s, total: $((end - start)) s"
+echo "collect: $((collected - start)) s, train: $((trained - collected)) s, eval: $((end - trained)) s"

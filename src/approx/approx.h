@@ -46,8 +46,6 @@ typedef struct {
     long constraint_min, constraint_max;
     long collect_constraint_min, collect_constraint_max;
     int default_datasets;       /* datasets `collect` generates by default */
-    double predict_confidence;  /* the predictor's step-down confidence (0 = off); on only where
-                                 * adjacent levels' errors crowd together (Kmeans), see docs/approx.md */
 } gpuest_approx_info_t;
 
 const gpuest_approx_info_t *gpuest_approx_info(gpuest_approx_app_t app);

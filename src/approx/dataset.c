@@ -8,19 +8,21 @@
 const int gpuest_approx_levels[GPUEST_APPROX_NLEVELS] = {4, 8, 12, 16, 20};
 
 /* Sizes: matrix and image apps take the side length; the others an element count.
- * Collect ranges follow the issue (Kmeans 1,000-20,000 instances and 2-20 clusters,
- * sides 64-1,024); the thesis' own sizes (Table 6.3) lie inside them. */
+ * Collect ranges cover the thesis' own sizes (Table 6.3): Kmeans 1,000-20,000 instances and
+ * 2-20 clusters, LUD and Gaussian sides 64-1,024 (thesis 512 and 208), ATAX, BICG and 2DCONV
+ * sides 64-4,096 (thesis 4,096), SRAD2 64-2,048 (thesis 2,048), ScalarProd 256-16,384
+ * elements per vector (thesis 4,096), HybridSort 1,000-500,000 (thesis 500,000). */
 static const gpuest_approx_info_t infos[GPUEST_APPROX_NAPPS] = {
     [GPUEST_APPROX_KMEANS] = {"kmeans", "hmpr", NULL, "instances", 16, 200000, 1000, 20000, 0, 1, 2, 40, 2, 20,
-                              400, 0.5},
-    [GPUEST_APPROX_LUD] = {"lud", "mre", "nrmse", "side", 4, 4096, 64, 1024, 1, 0, 0, 0, 0, 0, 80},
-    [GPUEST_APPROX_GAUSSIAN] = {"gaussian", "linf", NULL, "side", 4, 4096, 64, 1024, 1, 0, 0, 0, 0, 0, 120},
-    [GPUEST_APPROX_ATAX] = {"atax", "mre", NULL, "side", 4, 8192, 64, 1024, 0, 0, 0, 0, 0, 0, 40},
-    [GPUEST_APPROX_BICG] = {"bicg", "mre", NULL, "side", 4, 8192, 64, 1024, 0, 0, 0, 0, 0, 0, 40},
-    [GPUEST_APPROX_2DCONV] = {"2dconv", "mre", NULL, "side", 4, 8192, 64, 1024, 0, 0, 0, 0, 0, 0, 40},
+                              400},
+    [GPUEST_APPROX_LUD] = {"lud", "mre", "nrmse", "side", 4, 4096, 64, 1024, 1, 0, 0, 0, 0, 0, 240},
+    [GPUEST_APPROX_GAUSSIAN] = {"gaussian", "linf", NULL, "side", 4, 4096, 64, 1024, 1, 0, 0, 0, 0, 0, 360},
+    [GPUEST_APPROX_ATAX] = {"atax", "mre", NULL, "side", 4, 8192, 64, 4096, 0, 0, 0, 0, 0, 0, 40},
+    [GPUEST_APPROX_BICG] = {"bicg", "mre", NULL, "side", 4, 8192, 64, 4096, 0, 0, 0, 0, 0, 0, 40},
+    [GPUEST_APPROX_2DCONV] = {"2dconv", "mre", NULL, "side", 4, 8192, 64, 4096, 0, 0, 0, 0, 0, 0, 40},
     [GPUEST_APPROX_SCALARPROD] = {"scalarprod", "nrmse", NULL, "elements per vector", 4, 1 << 20, 256, 16384, 0, 0,
                                   0, 0, 0, 0, 40},
-    [GPUEST_APPROX_SRAD2] = {"srad2", "nrmse", NULL, "side", 4, 8192, 64, 1024, 0, 0, 0, 0, 0, 0, 40},
+    [GPUEST_APPROX_SRAD2] = {"srad2", "nrmse", NULL, "side", 4, 8192, 64, 2048, 0, 0, 0, 0, 0, 0, 40},
     [GPUEST_APPROX_HYBRIDSORT] = {"hybridsort", "nrmse", NULL, "elements", 16, 1L << 24, 1000, 500000, 0, 0, 0, 0,
                                   0, 0, 40},
 };

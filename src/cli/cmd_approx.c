@@ -26,23 +26,36 @@ static void usage(FILE *out)
             "      runs A exact and at 4/8/12/16/20 bits on N generated datasets;\n"
             "      writes data/approx/A.csv (dataset,seed,size,cond_target,log10_cond,constraint,\n"
             "      metric,error,bits)\n"
-            "  train [--app A|all] [--seed S]\n"
-            "      trains models/approx-A.net (+ approx-A.scale.csv) from data/approx/A.csv\n"
+            "  train [--app A|all] [--seed S] [--valid-dir DIR] [--inputs thesis|all]\n"
+            "      trains models/approx-A.net (+ approx-A.scale.csv) from data/approx/A.csv and\n"
+            "      chooses its decision threshold on the validation datasets in DIR\n"
+            "      (default data/approx/valid), never on test data\n"
             "  predict --app A --size S [--cond C] [--constraint K] --max-error E\n"
-            "      prints the largest safe number of bits (last line; 0 = do not approximate)\n"
+            "      prints the estimated error at every level, then the largest safe number of\n"
+            "      bits (last line; 0 = do not approximate)\n"
             "  run --app A --size S [--cond C] [--constraint K] --bits N --seed X\n"
             "      runs A once on a fresh dataset; prints the measured error (last line)\n"
-            "  eval [--app A|all] [--folds K] [--no-rerun] [--csv FILE]\n"
-            "      k-fold accuracy (folds split by dataset) and violation rate, rerunning the\n"
-            "      application at the predicted bits\n\n"
+            "  eval [--app A|all] [--data-dir DIR] [--seed S] [--limits N] [--no-rerun] [--csv FILE]\n"
+            "      tests the trained models on the datasets in DIR (collect them with a seed\n"
+            "      never used in training): N limits per dataset drawn log-uniformly between the\n"
+            "      smallest and largest measured errors (seed S) plus 1e-4, 1e-3, 1e-2, 0.05\n"
+            "      and 0.1; accuracy and violation rate of the network and of the lookup\n"
+            "      baseline, rerunning the application at the answered bits\n"
+            "  eval --folds K [--app A|all] [--seed S] ...\n"
+            "      k-fold cross-validation on the training datasets instead (folds by dataset)\n\n"
             "common options:\n"
             "  --data-dir DIR     where the CSVs live (default data/approx)\n"
             "  --model-dir DIR    where the models live (default models)\n"
-            "  --margin M         train/eval: conservative factor, predict(E) = min(class(E),\n"
-            "                     class(E / M)) (default: the predictor's default)\n"
-            "  --confidence C     train/eval: step one level down unless the network's output\n"
-            "                     for its answer is >= C and the level below scores < C times\n"
-            "                     it (0 = off; default per application: kmeans 0.5, others off)\n"
+            "  --margin M         train: answer a level only for limits >= M x its estimate\n"
+            "                     (default 1)\n"
+            "  --threshold T      train: fixed decision threshold in (0, 1) instead of the\n"
+            "                     one chosen on the validation datasets; eval --folds: the\n"
+            "                     threshold of the fold networks (default 0.9)\n"
+            "  --hidden H, --epochs E  train/eval --folds: hidden neurons (default 32) and\n"
+            "                     RPROP epochs (default 2000)\n"
+            "  --inputs thesis|all  train/eval --folds: the factors the network sees besides the\n"
+            "                     limit (default all: size, and the condition\n"
+            "                     number or cluster count where the application has one)\n"
             "applications: kmeans lud gaussian atax bicg 2dconv scalarprod srad2 hybridsort\n"
             "--size is the side length for lud, gaussian, atax, bicg, 2dconv and srad2, the\n"
             "instance count for kmeans, elements per vector for scalarprod and elements for\n"
@@ -52,9 +65,9 @@ static void usage(FILE *out)
 
 typedef struct {
     const char *sub, *app, *out, *csv;
-    const char *data_dir, *model_dir;
-    long datasets, folds, bits, constraint, size_min, size_max, size;
-    double cond, max_error, margin, confidence; /* confidence < 0: the application's default */
+    const char *data_dir, *model_dir, *valid_dir, *inputs;
+    long datasets, folds, bits, constraint, size_min, size_max, size, limits, hidden, epochs;
+    double cond, max_error, margin, threshold; /* threshold 0: chosen on the validation data */
     unsigned long long seed;
     int have_seed, have_size, have_cond, have_constraint, have_bits, have_max_error, no_rerun;
 } opts_t;
@@ -76,9 +89,9 @@ static int parse_opts(int argc, char **argv, opts_t *o)
     memset(o, 0, sizeof *o);
     o->data_dir = "data/approx";
     o->model_dir = "models";
-    o->folds = 5;
+    o->valid_dir = "data/approx/valid";
+    o->limits = 20;
     o->seed = 1;
-    o->confidence = -1.0;
     while (cli_args_next(&a)) {
         const char *v;
         if (!a.name) {
@@ -108,6 +121,19 @@ static int parse_opts(int argc, char **argv, opts_t *o)
             o->data_dir = v;
         else if (cli_args_is(&a, "model-dir"))
             o->model_dir = v;
+        else if (cli_args_is(&a, "valid-dir"))
+            o->valid_dir = v;
+        else if (cli_args_is(&a, "inputs")) {
+            if (strcmp(v, "thesis") != 0 && strcmp(v, "all") != 0)
+                return cli_usage_error(CMD, "--inputs must be 'thesis' or 'all', got '%s'", v);
+            o->inputs = v;
+        }
+        else if (cli_args_is(&a, "hidden"))
+            rc = cli_parse_int(CMD, a.name, v, 1, 64, &o->hidden);
+        else if (cli_args_is(&a, "epochs"))
+            rc = cli_parse_int(CMD, a.name, v, 1, 100000, &o->epochs);
+        else if (cli_args_is(&a, "limits"))
+            rc = cli_parse_int(CMD, a.name, v, 1, 10000, &o->limits);
         else if (cli_args_is(&a, "datasets"))
             rc = cli_parse_int(CMD, a.name, v, 1, 100000, &o->datasets);
         else if (cli_args_is(&a, "folds"))
@@ -129,8 +155,9 @@ static int parse_opts(int argc, char **argv, opts_t *o)
             rc = cli_parse_double(CMD, a.name, v, 0.0, 1.0, &o->max_error), o->have_max_error = 1;
         else if (cli_args_is(&a, "margin"))
             rc = cli_parse_double(CMD, a.name, v, 1.0, 100.0, &o->margin);
-        else if (cli_args_is(&a, "confidence"))
-            rc = cli_parse_double(CMD, a.name, v, 0.0, 1.0, &o->confidence);
+        else if (cli_args_is(&a, "threshold")) {
+            rc = cli_parse_double(CMD, a.name, v, 0.01, 0.99, &o->threshold);
+        }
         else if (cli_args_is(&a, "seed"))
             rc = cli_parse_u64(CMD, a.name, v, &o->seed), o->have_seed = 1;
         else
@@ -142,6 +169,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
         return cli_usage_error(CMD, "missing the action: collect, train, predict, run or eval");
     o->data_dir = default_dir(o->data_dir, "data/approx", GPUEST_SOURCE_DIR "/data/approx");
     o->model_dir = default_dir(o->model_dir, "models", GPUEST_SOURCE_DIR "/models");
+    o->valid_dir = default_dir(o->valid_dir, "data/approx/valid", GPUEST_SOURCE_DIR "/data/approx/valid");
     return 0;
 }
 
@@ -304,44 +332,109 @@ static gpuest_err load_sets(gpuest_approx_app_t app, const char *path, app_sets_
 
 /* ------------------------------------------------------------ train */
 
+/* The decision threshold is the one constant chosen on data: on the validation datasets, the
+ * smallest threshold whose strict violation rate there is at most this (half the 2 % target,
+ * leaving room for the difference between validation and test datasets). */
+#define VALID_MAX_VIOLATION 0.01
+/* Threshold of the k-fold networks (no validation split inside a fold). */
+#define FOLD_THRESHOLD 0.9
+
+static unsigned thesis_inputs(gpuest_approx_app_t app)
+{
+    switch (app) {
+    case GPUEST_APPROX_KMEANS:
+        return GPUEST_LEARN_INPUT_SIZE | GPUEST_LEARN_INPUT_CONSTRAINT;
+    case GPUEST_APPROX_GAUSSIAN:
+        return GPUEST_LEARN_INPUT_COND;
+    case GPUEST_APPROX_LUD:
+        return GPUEST_LEARN_INPUT_SIZE;
+    default:
+        return 0;
+    }
+}
+
+/* The factors the network sees: every factor of the application (the default; measured
+ * better than or as good as the thesis' choice on the validation datasets, docs/approx.md),
+ * or with --inputs thesis the thesis' choice. */
+static unsigned inputs_of(const opts_t *o, gpuest_approx_app_t app)
+{
+    const gpuest_approx_info_t *in = gpuest_approx_info(app);
+    if (o->inputs && strcmp(o->inputs, "thesis") == 0)
+        return thesis_inputs(app);
+    return GPUEST_LEARN_INPUT_SIZE | (in->uses_cond ? GPUEST_LEARN_INPUT_COND : 0u) |
+           (in->uses_constraint ? GPUEST_LEARN_INPUT_CONSTRAINT : 0u);
+}
+
+static void learn_opts(const opts_t *o, gpuest_approx_app_t app, gpuest_learn_approx_opts_t *lo)
+{
+    gpuest_learn_approx_defaults(lo);
+    lo->seed = o->seed;
+    if (o->margin > 0.0)
+        lo->margin = o->margin;
+    lo->threshold = o->threshold > 0.0 ? o->threshold : (o->folds ? FOLD_THRESHOLD : 0.5);
+    lo->inputs = inputs_of(o, app);
+    if (o->hidden)
+        lo->hidden = (unsigned)o->hidden;
+    if (o->epochs)
+        lo->epochs_rprop = (unsigned)o->epochs;
+}
+
+static const char *inputs_name(unsigned inputs)
+{
+    static const char *const names[8] = {"limit",      "size+limit",      "cond+limit",      "size+cond+limit",
+                                         "clusters+limit", "size+clusters+limit", "cond+clusters+limit",
+                                         "size+cond+clusters+limit"};
+    return names[inputs & 7u];
+}
+
 static int do_train(const opts_t *o)
 {
     gpuest_approx_app_t apps[GPUEST_APPROX_NAPPS];
     int napps, rc = app_list(o->app, apps, &napps);
     if (rc)
         return rc;
-    static const char *const header[] = {"app", "datasets", "algorithm", "train_accuracy", "other_algorithm",
-                                         "seconds"};
+    static const char *const header[] = {"app",       "datasets",  "inputs",         "queries",
+                                         "algorithm", "train_acc", "valid_datasets", "threshold",
+                                         "valid_acc", "valid_strict_viol", "seconds"};
     cli_table_t t;
-    cli_table_init(&t, header, 6);
+    cli_table_init(&t, header, 11);
     for (int i = 0; i < napps && rc == 0; i++) {
         const gpuest_approx_info_t *in = gpuest_approx_info(apps[i]);
-        char data[4096], net_path[4096], scale_path[4096];
+        char data[4096], valid[4096], net_path[4096], scale_path[4096];
         path_of(data, sizeof data, o->data_dir, "", in->name, ".csv");
+        path_of(valid, sizeof valid, o->valid_dir, "", in->name, ".csv");
         path_of(net_path, sizeof net_path, o->model_dir, "approx-", in->name, ".net");
         path_of(scale_path, sizeof scale_path, o->model_dir, "approx-", in->name, ".scale.csv");
         gpuest_error_t err;
         gpuest_error_clear(&err);
-        app_sets_t s;
+        app_sets_t s, v;
+        memset(&v, 0, sizeof v);
         double t0 = now_s();
         gpuest_err e = load_sets(apps[i], data, &s, &err);
+        /* Without a fixed --threshold, the validation datasets must be there. */
+        if (e == GPUEST_OK && !(o->threshold > 0.0))
+            e = load_sets(apps[i], valid, &v, &err);
         gpuest_learn_approx_opts_t lo;
-        gpuest_learn_approx_defaults(&lo);
-        lo.seed = o->seed;
-        if (o->margin > 0.0)
-            lo.margin = o->margin;
-        lo.confidence = o->confidence >= 0.0 ? o->confidence : in->predict_confidence;
+        learn_opts(o, apps[i], &lo);
         gpuest_learn_net_t *net = NULL;
         gpuest_learn_approx_report_t rep;
+        gpuest_learn_approx_eval_t val;
+        memset(&val, 0, sizeof val);
+        double threshold = lo.threshold;
         if (e == GPUEST_OK)
             e = gpuest_learn_approx_train(s.sets, s.n, &lo, &net, &rep, &err);
+        if (e == GPUEST_OK && v.n > 0)
+            e = gpuest_learn_approx_calibrate(net, v.sets, v.n, (unsigned)o->limits, o->seed, VALID_MAX_VIOLATION,
+                                              &threshold, &val, &err);
         if (e == GPUEST_OK)
             e = gpuest_learn_net_save(net, net_path, scale_path, &err);
         if (e == GPUEST_OK)
-            cli_table_addf(&t, "%s\t%zu\t%s\t%.4f\t%.4f\t%.2f", in->name, s.n, gpuest_learn_algo_name(rep.algo),
-                           rep.train_accuracy, rep.train_accuracy_other, now_s() - t0);
+            cli_table_addf(&t, "%s\t%zu\t%s\t%zu\t%s\t%.4f\t%zu\t%.2f\t%.4f\t%.4f\t%.1f", in->name, s.n,
+                           inputs_name(lo.inputs), rep.rows, gpuest_learn_algo_name(rep.algo), rep.train_accuracy,
+                           v.n, threshold, val.accuracy, val.strict_violation_rate, now_s() - t0);
         gpuest_learn_net_destroy(net);
         app_sets_free(&s);
+        app_sets_free(&v);
         if (e != GPUEST_OK)
             rc = cli_report(CMD, e, &err);
     }
@@ -391,8 +484,8 @@ static void print_warnings(unsigned w, const gpuest_learn_net_t *net)
                 CMD, ws[i].what, lo, hi);
     }
     if (w & GPUEST_LEARN_WARN_ERROR_LOW)
-        fprintf(stderr, "gpuest %s: warning: --max-error is below every error measured at 4 bits in training; "
-                        "answering 0 (do not approximate)\n", CMD);
+        fprintf(stderr, "gpuest %s: warning: --max-error is below every error measured at 4 bits in training\n",
+                CMD);
     if (w & GPUEST_LEARN_WARN_ERROR_HIGH)
         fprintf(stderr, "gpuest %s: warning: --max-error is above every error seen in training\n", CMD);
 }
@@ -424,10 +517,24 @@ static int do_predict(const opts_t *o)
         fprintf(stderr, "gpuest %s: warning: %s accepts sizes %ld-%ld\n", CMD, in->name, in->size_min, in->size_max);
     unsigned w = 0;
     int bits = gpuest_learn_approx_predict(net, (double)p.size, p.log10_cond, (double)p.constraint, o->max_error, &w);
+    double median[NLEV], from[NLEV], threshold = 0.5;
+    gpuest_learn_approx_errors(net, (double)p.size, p.log10_cond, (double)p.constraint, 0.5, median);
+    gpuest_learn_approx_errors(net, (double)p.size, p.log10_cond, (double)p.constraint, 0.0, from);
+    gpuest_learn_net_get_meta(net, "threshold", &threshold);
     print_warnings(w, net);
     gpuest_learn_net_destroy(net);
     printf("app %s, size %ld, log10 cond %g, constraint %ld, max error %g (metric %s)\n", in->name, p.size,
            p.log10_cond, p.constraint, o->max_error, in->metric);
+    /* The answer's level and the next one up: the network's median error estimate and the
+     * limit from which it answers that level (probability of being safe >= threshold). */
+    int l0 = bits / 4 - 1;
+    for (int l = l0 < 0 ? 0 : l0; l <= l0 + 1 && l < NLEV; l++) {
+        char m[32], f[32];
+        snprintf(m, sizeof m, "%.3g", median[l]);
+        snprintf(f, sizeof f, "%.3g", from[l]);
+        printf("%2d bits: estimated error %s (median), answered for limits >= %s (threshold %.2f)%s\n",
+               gpuest_approx_levels[l], m, f, threshold, l == l0 ? "  <- answer" : "");
+    }
     printf("%d\n", bits);
     return 0;
 }
@@ -494,19 +601,14 @@ static gpuest_err rerun_app(void *p, const gpuest_learn_approx_set_t *set, int b
     return GPUEST_OK;
 }
 
-static int do_eval(const opts_t *o)
+/* k-fold cross-validation on the training datasets (eval --folds K). */
+static int do_eval_folds(const opts_t *o, const gpuest_approx_app_t *apps, int napps)
 {
-    gpuest_approx_app_t apps[GPUEST_APPROX_NAPPS];
-    int napps, rc = app_list(o->app, apps, &napps);
-    if (rc)
-        return rc;
-    static const char *const header[] = {"app",      "datasets",       "folds",
-                                         "queries",  "accuracy",       "violation_rate",
-                                         "strict_violation_rate", "safe_below_label", "reruns",
-                                         "seconds"};
+    static const char *const header[] = {"app", "datasets", "folds", "queries", "accuracy", "strict_violation_rate",
+                                         "violation_rate", "safe_below_label", "reruns", "seconds"};
     cli_table_t t;
     cli_table_init(&t, header, 10);
-    size_t q_all = 0, ok_all = 0, v_all = 0, sv_all = 0, ds_all = 0;
+    int rc = 0;
     for (int i = 0; i < napps && rc == 0; i++) {
         const gpuest_approx_info_t *in = gpuest_approx_info(apps[i]);
         char data[4096];
@@ -521,11 +623,8 @@ static int do_eval(const opts_t *o)
             break;
         }
         gpuest_learn_approx_opts_t lo;
-        gpuest_learn_approx_defaults(&lo);
-        lo.seed = o->seed;
-        if (o->margin > 0.0)
-            lo.margin = o->margin;
-        lo.confidence = o->confidence >= 0.0 ? o->confidence : in->predict_confidence;
+        learn_opts(o, apps[i], &lo);
+        lo.limits_per_set = (unsigned)o->limits;
         gpuest_learn_approx_eval_t r;
         rerun_ctx ctx = {&s, NULL, 0};
         unsigned folds = (unsigned)o->folds;
@@ -541,17 +640,88 @@ static int do_eval(const opts_t *o)
             break;
         }
         cli_table_addf(&t, "%s\t%zu\t%zu\t%zu\t%.4f\t%.4f\t%.4f\t%zu\t%zu\t%.1f", in->name, r.datasets, r.folds,
-                       r.queries, r.accuracy, r.violation_rate, r.strict_violation_rate, r.safe_but_low, r.reruns,
+                       r.queries, r.accuracy, r.strict_violation_rate, r.violation_rate, r.safe_but_low, r.reruns,
                        now_s() - t0);
-        q_all += r.queries, ok_all += r.correct, v_all += r.violations, ds_all += r.datasets;
-        sv_all += r.strict_violations;
+    }
+    if (rc == 0 && o->csv)
+        rc = cli_table_write_csv(&t, o->csv, CMD);
+    if (rc == 0)
+        cli_table_print(&t, stdout);
+    cli_table_free(&t);
+    return rc;
+}
+
+/* Sums of the pooled 'all' row. */
+typedef struct {
+    size_t datasets, queries, ok, strict, ok_lookup, strict_lookup;
+} pooled_t;
+
+static void add_row(cli_table_t *t, const char *name, size_t datasets, size_t queries, double acc, double strict,
+                    double lacc, double lstrict, const gpuest_learn_approx_eval_t *r, double seconds)
+{
+    if (r)
+        cli_table_addf(t, "%s\t%zu\t%zu\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%zu\t%.1f", name, datasets, queries, acc, strict,
+                       r->violation_rate, lacc, lstrict, r->reruns, seconds);
+    else
+        cli_table_addf(t, "%s\t%zu\t%zu\t%.4f\t%.4f\t\t%.4f\t%.4f\t\t", name, datasets, queries, acc, strict, lacc,
+                       lstrict);
+}
+
+/* Held-out test of the trained models on datasets they never saw (eval). */
+static int do_eval(const opts_t *o)
+{
+    gpuest_approx_app_t apps[GPUEST_APPROX_NAPPS];
+    int napps, rc = app_list(o->app, apps, &napps);
+    if (rc)
+        return rc;
+    if (o->folds)
+        return do_eval_folds(o, apps, napps);
+    static const char *const header[] = {"app",        "datasets",          "queries",
+                                         "net_accuracy", "net_strict_violation", "net_violation_1pct",
+                                         "lookup_accuracy", "lookup_strict_violation", "reruns", "seconds"};
+    cli_table_t t;
+    cli_table_init(&t, header, 10);
+    pooled_t all = {0};
+    for (int i = 0; i < napps && rc == 0; i++) {
+        const gpuest_approx_info_t *in = gpuest_approx_info(apps[i]);
+        char data[4096], net_path[4096], scale_path[4096];
+        path_of(data, sizeof data, o->data_dir, "", in->name, ".csv");
+        path_of(net_path, sizeof net_path, o->model_dir, "approx-", in->name, ".net");
+        path_of(scale_path, sizeof scale_path, o->model_dir, "approx-", in->name, ".scale.csv");
+        gpuest_error_t err;
+        gpuest_error_clear(&err);
+        app_sets_t s;
+        memset(&s, 0, sizeof s);
+        gpuest_learn_net_t *net = NULL;
+        double t0 = now_s();
+        gpuest_err e = gpuest_learn_net_load(net_path, scale_path, 4, NLEV, &net, &err);
+        if (e == GPUEST_OK)
+            e = load_sets(apps[i], data, &s, &err);
+        gpuest_learn_approx_eval_t r, lk;
+        rerun_ctx ctx = {&s, NULL, 0};
+        if (e == GPUEST_OK)
+            e = gpuest_learn_approx_test(net, s.sets, s.n, (unsigned)o->limits, o->seed,
+                                         o->no_rerun ? NULL : rerun_app, &ctx, &r, &lk, &err);
+        gpuest_approx_dataset_destroy(ctx.ds);
+        gpuest_learn_net_destroy(net);
+        app_sets_free(&s);
+        if (e != GPUEST_OK) {
+            rc = cli_report(CMD, e, &err);
+            break;
+        }
+        add_row(&t, in->name, r.datasets, r.queries, r.accuracy, r.strict_violation_rate, lk.accuracy,
+                lk.strict_violation_rate, &r, now_s() - t0);
+        all.datasets += r.datasets, all.queries += r.queries, all.ok += r.correct;
+        all.strict += r.strict_violations, all.ok_lookup += lk.correct, all.strict_lookup += lk.strict_violations;
     }
     /* The CSV has one row per application; the printed table adds the pooled 'all' row. */
     if (rc == 0 && o->csv)
         rc = cli_table_write_csv(&t, o->csv, CMD);
-    if (rc == 0 && napps > 1 && q_all > 0)
-        cli_table_addf(&t, "all\t%zu\t%ld\t%zu\t%.4f\t%.4f\t%.4f\t\t\t", ds_all, o->folds, q_all,
-                       (double)ok_all / (double)q_all, (double)v_all / (double)q_all, (double)sv_all / (double)q_all);
+    if (rc == 0 && napps > 1 && all.queries > 0) {
+        double q = (double)all.queries;
+        add_row(&t, "all", all.datasets, all.queries, (double)all.ok / q, (double)all.strict / q,
+                (double)all.ok_lookup / q, (double)all.strict_lookup / q, NULL, 0.0);
+    }
     if (rc == 0)
         cli_table_print(&t, stdout);
     cli_table_free(&t);

@@ -97,30 +97,44 @@ typedef struct {
     double error[GPUEST_LEARN_APPROX_LEVELS];
 } gpuest_learn_approx_set_t;
 
-/* Errors that differ by less than this (relative) are the same error: an error is within a
- * limit when error <= limit * (1 + tolerance). It only matters where errors saturate (two
- * levels at 0.8701 and 0.8705); error bands of neighbouring levels lie ~16x apart. */
+/* The round limits every evaluation asks besides its log-uniform draws. */
+#define GPUEST_LEARN_APPROX_NROUND 5
+extern const double gpuest_learn_approx_round_limits[GPUEST_LEARN_APPROX_NROUND];
+
+/* A tolerant check, reported beside the strict one: error <= limit * (1 + tolerance). */
 #define GPUEST_LEARN_APPROX_TOLERANCE 0.01
 int gpuest_learn_approx_within(double error, double limit);
 
-/* The label of a (dataset, limit) query: the largest level whose measured error is within
- * the limit, or 0 bits when even 4 bits exceed it. */
+/* The label of a (dataset, limit) query: the largest level whose measured error is at most
+ * the limit (strictly, no tolerance), or 0 bits when even 4 bits exceed it. As a function of
+ * the limit it is a step function. */
 int gpuest_learn_approx_label(const gpuest_learn_approx_set_t *s, double limit);
 
-/* The 4 network inputs (thesis: size, log10 condition number, constraint, error), made
- * friendlier to the network: log2 of the size and the log-odds of the error,
- * log10(max(E, 1e-9)) - log10(max(1 - E, 1e-4)). */
+/* The 4 network inputs: log2 of the size, log10 condition number, constraint, and the
+ * log-odds of the limit, log10(max(E, 1e-9)) - log10(max(1 - E, 1e-4)). */
 void gpuest_learn_approx_features(double size, double log10_cond, double constraint, double error, double x[4]);
+
+/* Which factors a network sees besides the limit (thesis 5.1 chose them per application:
+ * Kmeans size and clusters, Gaussian the condition number, LUD the size, others none).
+ * A factor left out is fed as a constant. */
+enum {
+    GPUEST_LEARN_INPUT_SIZE = 1,
+    GPUEST_LEARN_INPUT_COND = 2,
+    GPUEST_LEARN_INPUT_CONSTRAINT = 4,
+    GPUEST_LEARN_INPUT_ALL = 7,
+};
 
 typedef struct {
     unsigned hidden;
     unsigned epochs_rprop, epochs_incremental;
     double learning_rate;      /* incremental back-propagation (thesis: 0.01) */
-    double margin;             /* conservative factor: predict(E) = min(class(E), class(E / margin));
-                                * 1 = off (the default: it cost more accuracy than it saved) */
-    double confidence;         /* step-down rule, 0 = off: an answer whose output is below this, or
-                                * whose next lower level scores at least this times its output,
-                                * is replaced by that lower level (per application, see approx.h) */
+    double margin;             /* extra factor on the estimated errors: a level is answered only
+                                * for limits >= margin x its estimate (1 = none, the default) */
+    double threshold;          /* decision threshold tau in (0, 1): the network's probability that a
+                                * level is safe must be >= tau at the limit and every larger one;
+                                * train() stores it, calibrate() replaces it */
+    unsigned inputs;           /* GPUEST_LEARN_INPUT_* mask (the limit is always an input) */
+    unsigned limits_per_set;   /* training: limits drawn log-uniformly per dataset */
     uint64_t seed;
 } gpuest_learn_approx_opts_t;
 
@@ -128,17 +142,20 @@ void gpuest_learn_approx_defaults(gpuest_learn_approx_opts_t *o);
 
 typedef struct {
     gpuest_learn_algo_t algo;  /* the algorithm kept */
-    double train_accuracy;     /* of the kept network on its training queries */
-    double train_accuracy_other; /* of the other algorithm's network */
+    double train_accuracy;     /* share of training (query, level) outputs on the right side of 0.5 */
+    double train_accuracy_other; /* the same for the other algorithm's network */
     double mse;
+    size_t rows;               /* training queries */
 } gpuest_learn_approx_report_t;
 
-/* Trains one network on queries built from every dataset and level: limits at the level's
- * measured error (the thesis' rows), a quarter of it and twice it, each with the one-hot of
- * its label as target; with RPROP and with incremental back-propagation, keeping the one with
- * the higher accuracy on the thesis' rows (ties: lower MSE). Stores the margin, the confidence
- * (if on), the smallest 4-bit error and the largest error as metadata (the scaling keeps the
- * factor ranges). */
+/* Trains one network with 5 sigmoid outputs, output l = the probability that level l's error is
+ * within the limit. Queries per dataset: limits drawn log-uniformly (opts->limits_per_set) from a
+ * tenth of the smallest positive error to the largest, the round limits, and every measured
+ * positive error and 3 % below it (the steps of the label). Target of output l: error[l] <= limit.
+ * Trained with RPROP and incremental back-propagation from the same seeded weights, keeping the
+ * one more often right on its training queries (ties: lower MSE). Metadata stored: threshold,
+ * margin, inputs, the smallest 4-bit error, the largest error and the worst error of every level
+ * (worst_4 ... worst_20, the lookup baseline). */
 gpuest_err gpuest_learn_approx_train(const gpuest_learn_approx_set_t *sets, size_t nsets,
                                      const gpuest_learn_approx_opts_t *o, gpuest_learn_net_t **out,
                                      gpuest_learn_approx_report_t *report, gpuest_error_t *err);
@@ -148,13 +165,28 @@ enum {
     GPUEST_LEARN_WARN_SIZE = 1,
     GPUEST_LEARN_WARN_COND = 2,
     GPUEST_LEARN_WARN_CONSTRAINT = 4,
-    GPUEST_LEARN_WARN_ERROR_LOW = 8,   /* limit below every trained error: 4 bits may be too many */
+    GPUEST_LEARN_WARN_ERROR_LOW = 8,   /* limit below every 4-bit error seen in training */
     GPUEST_LEARN_WARN_ERROR_HIGH = 16,
 };
 
-/* Largest safe number of bits for a user limit (0 = do not approximate). */
+/* The network's error estimate for every level at these factors: est[l] is the smallest limit
+ * from which the network rates level l safe with probability >= p at that limit and at every
+ * larger one (0: safe even at a zero limit; at most 1, the largest normalized error, where every
+ * level is safe). p <= 0 takes the model's own
+ * threshold and multiplies by its margin: the limits from which predict answers each level.
+ * p = 0.5 gives the median estimate of the error. */
+void gpuest_learn_approx_errors(const gpuest_learn_net_t *net, double size, double log10_cond, double constraint,
+                                double p, double est[GPUEST_LEARN_APPROX_LEVELS]);
+
+/* Largest safe number of bits for a user limit (0 = do not approximate): the largest level
+ * whose conservative estimate (gpuest_learn_approx_errors with p <= 0) is at most the limit.
+ * Monotone in the limit by construction. */
 int gpuest_learn_approx_predict(const gpuest_learn_net_t *net, double size, double log10_cond, double constraint,
                                 double max_error, unsigned *warnings);
+
+/* The per-application lookup baseline stored with a model: the largest level whose worst
+ * training error is at most the limit (0 if none). */
+int gpuest_learn_approx_lookup(const gpuest_learn_net_t *net, double max_error);
 
 /* Re-runs dataset s at `bits` and returns its real error (eval's violation check). */
 typedef gpuest_err (*gpuest_learn_approx_rerun_fn)(void *ctx, const gpuest_learn_approx_set_t *s, int bits,
@@ -163,16 +195,38 @@ typedef gpuest_err (*gpuest_learn_approx_rerun_fn)(void *ctx, const gpuest_learn
 typedef struct {
     size_t datasets, folds, queries;
     size_t correct, violations, strict_violations, safe_but_low;
-    double accuracy, violation_rate;   /* violation: real error not within the limit */
-    double strict_violation_rate;      /* real error > limit, no tolerance */
+    double accuracy, violation_rate;   /* violation: real error not within the limit (1 % tolerance) */
+    double strict_violation_rate;      /* real error > limit, no tolerance: the figure the targets use */
     size_t reruns;             /* application runs made for the violation check */
 } gpuest_learn_approx_eval_t;
 
+/* The queries of an evaluation: for every dataset, `per_set` limits drawn log-uniformly between
+ * the smallest positive and the largest error measured over all the sets (a generator seeded
+ * with `seed`), then the round limits. limits has nsets * (per_set + GPUEST_LEARN_APPROX_NROUND)
+ * entries, dataset-major. */
+gpuest_err gpuest_learn_approx_draw_limits(const gpuest_learn_approx_set_t *sets, size_t nsets, unsigned per_set,
+                                           uint64_t seed, double *limits, gpuest_error_t *err);
+
+/* Held-out evaluation of a trained model on datasets it never saw, at the limits drawn above:
+ * accuracy (answer == label) and violations of the network (net_out) and of the lookup
+ * baseline (lookup_out, may be NULL). Real errors come from rerun (or the stored ones if NULL). */
+gpuest_err gpuest_learn_approx_test(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets,
+                                    size_t nsets, unsigned per_set, uint64_t seed,
+                                    gpuest_learn_approx_rerun_fn rerun, void *ctx,
+                                    gpuest_learn_approx_eval_t *net_out, gpuest_learn_approx_eval_t *lookup_out,
+                                    gpuest_error_t *err);
+
+/* Chooses the model's threshold on a validation set (neither training nor test data): the
+ * smallest tau of a fixed grid whose strict violation rate on the validation queries (limits
+ * drawn with `seed`) is at most max_violation; the largest grid value if none is. Stores it in
+ * the model and returns it with its validation figures. */
+gpuest_err gpuest_learn_approx_calibrate(gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets, size_t nsets,
+                                         unsigned per_set, uint64_t seed, double max_violation, double *threshold,
+                                         gpuest_learn_approx_eval_t *valid_out, gpuest_error_t *err);
+
 /* k-fold cross-validation with folds split by dataset: for each fold a network is trained on
- * the other folds and queried with the held-out datasets' levels (limit = measured error).
- * Accuracy = share of queries answered with the label; violation = share whose real error at
- * the predicted bits (from rerun, or the stored measurement if rerun is NULL) is not within
- * the limit (gpuest_learn_approx_within); strict violation = real error > limit. */
+ * the other folds (threshold from o) and tested on the held-out fold as gpuest_learn_approx_test
+ * does (limits drawn with o->seed, per_set per dataset). */
 gpuest_err gpuest_learn_approx_eval(const gpuest_learn_approx_set_t *sets, size_t nsets, unsigned folds,
                                     const gpuest_learn_approx_opts_t *o, gpuest_learn_approx_rerun_fn rerun,
                                     void *ctx, gpuest_learn_approx_eval_t *out, gpuest_progress_t *progress,
