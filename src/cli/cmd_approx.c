@@ -429,14 +429,19 @@ static int do_train(const opts_t *o)
         if (e == GPUEST_OK)
             e = gpuest_learn_net_save(net, net_path, scale_path, &err);
         if (e == GPUEST_OK)
-            cli_table_addf(&t, "%s\t%zu\t%s\t%zu\t%s\t%.4f\t%zu\t%.2f\t%.4f\t%.4f\t%.1f", in->name, s.n,
+            cli_table_addf(&t, "%s\t%zu\t%s\t%zu\t%s\t%.4f\t%zu\t%.3g\t%.4f\t%.4f\t%.1f", in->name, s.n,
                            inputs_name(lo.inputs), rep.rows, gpuest_learn_algo_name(rep.algo), rep.train_accuracy,
                            v.n, threshold, val.accuracy, val.strict_violation_rate, now_s() - t0);
+        int missing_data = s.n == 0 || (!(o->threshold > 0.0) && v.n == 0);
         gpuest_learn_net_destroy(net);
-        app_sets_free(&s);
         app_sets_free(&v);
-        if (e != GPUEST_OK)
+        if (e != GPUEST_OK) {
             rc = cli_report(CMD, e, &err);
+            if (missing_data)
+                fprintf(stderr, "(training needs %s and, unless --threshold is given, validation datasets %s: "
+                                "see train/approx_collect.sh)\n", data, valid);
+        }
+        app_sets_free(&s);
     }
     if (rc == 0)
         cli_table_print(&t, stdout);
@@ -532,7 +537,7 @@ static int do_predict(const opts_t *o)
         char m[32], f[32];
         snprintf(m, sizeof m, "%.3g", median[l]);
         snprintf(f, sizeof f, "%.3g", from[l]);
-        printf("%2d bits: estimated error %s (median), answered for limits >= %s (threshold %.2f)%s\n",
+        printf("%2d bits: estimated error %s (median), answered for limits >= %s (threshold %.3g)%s\n",
                gpuest_approx_levels[l], m, f, threshold, l == l0 ? "  <- answer" : "");
     }
     printf("%d\n", bits);
