@@ -704,9 +704,12 @@ static int do_eval(const opts_t *o)
             e = load_sets(apps[i], data, &s, &err);
         gpuest_learn_approx_eval_t r, lk;
         rerun_ctx ctx = {&s, NULL, 0};
-        if (e == GPUEST_OK)
+        if (e == GPUEST_OK) {
+            gpuest_progress_t *bar = cli_progress(in->name, s.n);
             e = gpuest_learn_approx_test(net, s.sets, s.n, (unsigned)o->limits, o->seed,
-                                         o->no_rerun ? NULL : rerun_app, &ctx, &r, &lk, &err);
+                                         o->no_rerun ? NULL : rerun_app, &ctx, &r, &lk, bar, &err);
+            gpuest_progress_finish(bar);
+        }
         gpuest_approx_dataset_destroy(ctx.ds);
         gpuest_learn_net_destroy(net);
         app_sets_free(&s);

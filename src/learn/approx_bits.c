@@ -461,7 +461,7 @@ static gpuest_err test_with_curves(const gpuest_learn_net_t *net, const gpuest_l
                                    size_t nsets, const unsigned char *use, const double *y, double p, double scale,
                                    const double *limits, size_t per, gpuest_learn_approx_rerun_fn rerun, void *ctx,
                                    gpuest_learn_approx_eval_t *r, gpuest_learn_approx_eval_t *lk,
-                                   gpuest_error_t *err)
+                                   gpuest_progress_t *progress, gpuest_error_t *err)
 {
     for (size_t i = 0; i < nsets; i++) {
         if (use && !use[i])
@@ -471,6 +471,7 @@ static gpuest_err test_with_curves(const gpuest_learn_net_t *net, const gpuest_l
         r->datasets++;
         if (lk)
             lk->datasets++;
+        gpuest_progress_update(progress, i + 1);
     }
     return GPUEST_OK;
 }
@@ -479,7 +480,7 @@ gpuest_err gpuest_learn_approx_test(const gpuest_learn_net_t *net, const gpuest_
                                     size_t nsets, unsigned per_set, uint64_t seed,
                                     gpuest_learn_approx_rerun_fn rerun, void *ctx,
                                     gpuest_learn_approx_eval_t *net_out, gpuest_learn_approx_eval_t *lookup_out,
-                                    gpuest_error_t *err)
+                                    gpuest_progress_t *progress, gpuest_error_t *err)
 {
     memset(net_out, 0, sizeof *net_out);
     if (lookup_out)
@@ -492,7 +493,7 @@ gpuest_err gpuest_learn_approx_test(const gpuest_learn_net_t *net, const gpuest_
         rc = gpuest_learn_approx_draw_limits(sets, nsets, per_set, seed, limits, err);
     if (rc == GPUEST_OK)
         rc = test_with_curves(net, sets, nsets, NULL, y, meta_or(net, "threshold", 0.5), meta_or(net, "margin", 1.0),
-                              limits, per, rerun, ctx, net_out, lookup_out, err);
+                              limits, per, rerun, ctx, net_out, lookup_out, progress, err);
     free(limits);
     free(y);
     net_out->folds = 1;
@@ -525,7 +526,7 @@ gpuest_err gpuest_learn_approx_calibrate(gpuest_learn_net_t *net, const gpuest_l
     for (; k < NGRID && rc == GPUEST_OK; k++) {
         memset(&r, 0, sizeof r);
         rc = test_with_curves(net, sets, nsets, NULL, y, threshold_grid[k], scale, limits, per, NULL, NULL, &r, NULL,
-                              err);
+                              NULL, err);
         finish(&r);
         if (rc == GPUEST_OK && r.strict_violation_rate <= max_violation)
             break;
@@ -564,7 +565,7 @@ static gpuest_err eval_fold(const gpuest_learn_approx_set_t *sets, size_t nsets,
         rc = gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
     if (rc == GPUEST_OK)
         rc = test_with_curves(net, sets, nsets, held, y, o->threshold, o->margin, limits, per, rerun, ctx, r, NULL,
-                              err);
+                              NULL, err);
     free(y);
     gpuest_learn_net_destroy(net);
     free(use);

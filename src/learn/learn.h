@@ -209,12 +209,13 @@ gpuest_err gpuest_learn_approx_draw_limits(const gpuest_learn_approx_set_t *sets
 
 /* Held-out evaluation of a trained model on datasets it never saw, at the limits drawn above:
  * accuracy (answer == label) and violations of the network (net_out) and of the lookup
- * baseline (lookup_out, may be NULL). Real errors come from rerun (or the stored ones if NULL). */
+ * baseline (lookup_out, may be NULL). Real errors come from rerun (or the stored ones if NULL).
+ * progress (may be NULL) counts the datasets done. */
 gpuest_err gpuest_learn_approx_test(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets,
                                     size_t nsets, unsigned per_set, uint64_t seed,
                                     gpuest_learn_approx_rerun_fn rerun, void *ctx,
                                     gpuest_learn_approx_eval_t *net_out, gpuest_learn_approx_eval_t *lookup_out,
-                                    gpuest_error_t *err);
+                                    gpuest_progress_t *progress, gpuest_error_t *err);
 
 /* Chooses the model's threshold on a validation set (neither training nor test data): the
  * smallest tau of a fixed grid whose strict violation rate on the validation queries (limits

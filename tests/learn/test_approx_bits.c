@@ -236,7 +236,7 @@ static void test_calibrate(void **state)
     assert_int_equal(v.queries, 20 * 25);
     assert_true(v.strict_violation_rate <= 0.002);
     /* The same figures come back from a test at the stored threshold (same sets, same draws). */
-    assert_int_equal(gpuest_learn_approx_test(net, valid, 20, 20, 5, NULL, NULL, &r, NULL, &err), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_test(net, valid, 20, 20, 5, NULL, NULL, &r, NULL, NULL, &err), GPUEST_OK);
     assert_int_equal(r.correct, v.correct);
     assert_int_equal(r.strict_violations, v.strict_violations);
     size_t k = 0;
@@ -244,7 +244,7 @@ static void test_calibrate(void **state)
         k++;
     assert_true(k > 0); /* this noisy set needs more than the median */
     assert_int_equal(gpuest_learn_net_set_meta(net, "threshold", grid[k - 1]), GPUEST_OK);
-    assert_int_equal(gpuest_learn_approx_test(net, valid, 20, 20, 5, NULL, NULL, &r, NULL, &err), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_test(net, valid, 20, 20, 5, NULL, NULL, &r, NULL, NULL, &err), GPUEST_OK);
     assert_true(r.strict_violation_rate > 0.002);
     gpuest_learn_net_destroy(net);
 }
@@ -273,7 +273,7 @@ static void test_regression_small(void **state)
     assert_int_equal(gpuest_learn_approx_calibrate(net, valid, 20, 20, 5, 0.01, &tau, NULL, &err), GPUEST_OK);
     gpuest_learn_approx_eval_t r, lk;
     int calls = 0;
-    assert_int_equal(gpuest_learn_approx_test(net, test, 20, 20, 17, rerun, &calls, &r, &lk, &err), GPUEST_OK);
+    assert_int_equal(gpuest_learn_approx_test(net, test, 20, 20, 17, rerun, &calls, &r, &lk, NULL, &err), GPUEST_OK);
     print_message("threshold %.2f net %zu/%zu strict %zu, lookup %zu strict %zu, reruns %zu\n", tau, r.correct,
                   r.queries, r.strict_violations, lk.correct, lk.strict_violations, r.reruns);
     assert_int_equal(r.queries, 500);
@@ -365,7 +365,7 @@ static void test_committed_models(void **state)
         memset(sets, 0, sizeof sets);
         size_t n = load_test_sets(pins[i].app, pins[i].metric, sets, 400);
         assert_int_equal(n, pins[i].datasets);
-        assert_int_equal(gpuest_learn_approx_test(net, sets, n, 20, 3, NULL, NULL, &r[i], &lk[i], &err), GPUEST_OK);
+        assert_int_equal(gpuest_learn_approx_test(net, sets, n, 20, 3, NULL, NULL, &r[i], &lk[i], NULL, &err), GPUEST_OK);
         print_message("{\"%s\", \"%s\", %zu, %zu, %zu, %zu, %zu},\n", pins[i].app, pins[i].metric, n, r[i].correct,
                       r[i].strict_violations, lk[i].correct, lk[i].strict_violations);
         assert_int_equal(r[i].queries, n * 25);
