@@ -130,6 +130,8 @@ static gpuest_err build_queries(const gpuest_learn_approx_set_t *sets, size_t ns
     if (!isfinite(lo))
         lo = hi > 0.0 ? hi : 1e-6;
     double llo = log10(lo * BELOW_RANGE), lhi = log10(hi > lo ? hi : lo);
+    /* The training limits get a stream of their own ("limits" in ASCII mixed into the seed), so
+     * they differ from the weights' stream that the same seed starts. */
     gpuest_rng_t *rng = NULL;
     GPUEST_TRY(gpuest_rng_create(o->seed ^ 0x6c696d697473ull, &rng));
     gpuest_err rc = GPUEST_OK;
