@@ -423,10 +423,9 @@ static void finish(gpuest_learn_approx_eval_t *r)
 
 /* Scores one dataset's queries for the network (at threshold p, with margin scale) and,
  * if lk is not NULL, for the lookup baseline. The reruns are shared through the cache. */
-static gpuest_err test_set(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *s, const double *y,
-                           double p, double scale, const double *limits, size_t nq,
-                           gpuest_learn_approx_rerun_fn rerun, void *ctx, gpuest_learn_approx_eval_t *r,
-                           gpuest_learn_approx_eval_t *lk, gpuest_error_t *err)
+static gpuest_err test_set(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *s, const double *y, double p,
+                           double scale, const double *limits, size_t nq, gpuest_learn_approx_rerun_fn rerun, void *ctx,
+                           gpuest_learn_approx_eval_t *r, gpuest_learn_approx_eval_t *lk, gpuest_error_t *err)
 {
     double est[NLEV], cache[NLEV] = {-1, -1, -1, -1, -1};
     curves_to_errors(y, p, scale, est);
@@ -459,8 +458,8 @@ static double *all_curves(const gpuest_learn_net_t *net, const gpuest_learn_appr
     return y;
 }
 
-static gpuest_err test_with_curves(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets,
-                                   size_t nsets, const unsigned char *use, const double *y, double p, double scale,
+static gpuest_err test_with_curves(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets, size_t nsets,
+                                   const unsigned char *use, const double *y, double p, double scale,
                                    const double *limits, size_t per, gpuest_learn_approx_rerun_fn rerun, void *ctx,
                                    gpuest_learn_approx_eval_t *r, gpuest_learn_approx_eval_t *lk,
                                    gpuest_progress_t *progress, gpuest_error_t *err)
@@ -468,8 +467,8 @@ static gpuest_err test_with_curves(const gpuest_learn_net_t *net, const gpuest_l
     for (size_t i = 0; i < nsets; i++) {
         if (use && !use[i])
             continue;
-        GPUEST_TRY(test_set(net, &sets[i], y + i * (size_t)GRID_N * NLEV, p, scale, limits + i * per, per, rerun,
-                            ctx, r, lk, err));
+        GPUEST_TRY(test_set(net, &sets[i], y + i * (size_t)GRID_N * NLEV, p, scale, limits + i * per, per, rerun, ctx,
+                            r, lk, err));
         r->datasets++;
         if (lk)
             lk->datasets++;
@@ -478,9 +477,8 @@ static gpuest_err test_with_curves(const gpuest_learn_net_t *net, const gpuest_l
     return GPUEST_OK;
 }
 
-gpuest_err gpuest_learn_approx_test(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets,
-                                    size_t nsets, unsigned per_set, uint64_t seed,
-                                    gpuest_learn_approx_rerun_fn rerun, void *ctx,
+gpuest_err gpuest_learn_approx_test(const gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets, size_t nsets,
+                                    unsigned per_set, uint64_t seed, gpuest_learn_approx_rerun_fn rerun, void *ctx,
                                     gpuest_learn_approx_eval_t *net_out, gpuest_learn_approx_eval_t *lookup_out,
                                     gpuest_progress_t *progress, gpuest_error_t *err)
 {
@@ -508,8 +506,8 @@ gpuest_err gpuest_learn_approx_test(const gpuest_learn_net_t *net, const gpuest_
 }
 
 /* The thresholds calibrate() tries, smallest (most accurate) first. */
-static const double threshold_grid[] = {0.5,   0.525, 0.55, 0.575, 0.6,  0.625, 0.65, 0.675, 0.7,  0.725, 0.75,
-                                        0.775, 0.8,   0.825, 0.85, 0.875, 0.9,  0.925, 0.95, 0.975, 0.99};
+static const double threshold_grid[] = {0.5,   0.525, 0.55,  0.575, 0.6,   0.625, 0.65,  0.675, 0.7,   0.725, 0.75,
+                                        0.775, 0.8,   0.825, 0.85,  0.875, 0.9,   0.925, 0.95,  0.975, 0.99};
 #define NGRID (sizeof threshold_grid / sizeof threshold_grid[0])
 
 gpuest_err gpuest_learn_approx_calibrate(gpuest_learn_net_t *net, const gpuest_learn_approx_set_t *sets, size_t nsets,
@@ -576,9 +574,8 @@ static gpuest_err eval_fold(const gpuest_learn_approx_set_t *sets, size_t nsets,
 }
 
 gpuest_err gpuest_learn_approx_eval(const gpuest_learn_approx_set_t *sets, size_t nsets, unsigned folds,
-                                    const gpuest_learn_approx_opts_t *o, gpuest_learn_approx_rerun_fn rerun,
-                                    void *ctx, gpuest_learn_approx_eval_t *out, gpuest_progress_t *progress,
-                                    gpuest_error_t *err)
+                                    const gpuest_learn_approx_opts_t *o, gpuest_learn_approx_rerun_fn rerun, void *ctx,
+                                    gpuest_learn_approx_eval_t *out, gpuest_progress_t *progress, gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
     /* Folds are assigned per dataset: a one-row-per-set view reuses the generic splitter. */
