@@ -37,7 +37,8 @@ static void usage(FILE *out)
             "Machine (default preset mesh56):\n" CLI_CONFIG_HELP
             "Network (shorthands for --set noc.KEY=V):\n"
             "  --topology mesh|crossbar  --k N  --vcs N  --buffer FLITS\n"
-            "  --routing xy|yx|xy-yx|yx-xy  dimension order of requests[-replies]\n"
+            "  --routing F[-G]      routing function of requests [-replies]: xy, yx, o1turn\n"
+            "                       (e.g. xy-yx: XY requests, YX replies)\n"
             "  --split virtual|physical  message classes on VC partitions or separate networks\n"
             "  --placement bottom|top-bottom|edge|diamond  MC placement (gpu traffic)\n"
             "Traffic:\n"
@@ -204,28 +205,32 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
     return 0;
 }
 
+/* --routing F or F-G: routing function of requests (and of replies when G is given), any name of the
+ * routing registry (src/net). The CSV name keeps BookSim's "dor" for XY everywhere. */
 static int parse_routing(const char *s, gpuest_noc_cfg_t *c, char *name, size_t cap)
 {
-    static const struct {
-        const char *opt, *csv;
-        gpuest_routing_t req, rep;
-    } t[] = {
-        {"xy", "dor", GPUEST_ROUTE_XY, GPUEST_ROUTE_XY},       {"xy-xy", "dor", GPUEST_ROUTE_XY, GPUEST_ROUTE_XY},
-        {"yx", "yx", GPUEST_ROUTE_YX, GPUEST_ROUTE_YX},        {"yx-yx", "yx", GPUEST_ROUTE_YX, GPUEST_ROUTE_YX},
-        {"xy-yx", "xy_yx", GPUEST_ROUTE_XY, GPUEST_ROUTE_YX}, {"yx-xy", "yx_xy", GPUEST_ROUTE_YX, GPUEST_ROUTE_XY},
-        {"dor", "dor", GPUEST_ROUTE_XY, GPUEST_ROUTE_XY},
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (s && strcmp(s, t[i].opt) == 0) {
-            c->routing_request = t[i].req;
-            c->routing_reply = t[i].rep;
-        }
-    if (s && strcmp(s, "xy") && strcmp(s, "xy-xy") && strcmp(s, "yx") && strcmp(s, "yx-yx") && strcmp(s, "xy-yx") &&
-        strcmp(s, "yx-xy") && strcmp(s, "dor"))
-        return cli_usage_error(CMD, "--routing %s: expected xy, yx, xy-yx or yx-xy", s);
-    const char *n = c->routing_request == GPUEST_ROUTE_XY ? (c->routing_reply == GPUEST_ROUTE_XY ? "dor" : "xy_yx")
-                                                          : (c->routing_reply == GPUEST_ROUTE_YX ? "yx" : "yx_xy");
-    snprintf(name, cap, "%s", n);
+    if (s) {
+        char req[GPUEST_NAME_MAX], *rep;
+        snprintf(req, sizeof req, "%s", strcmp(s, "dor") == 0 ? "xy" : s);
+        rep = strchr(req, '-');
+        if (rep)
+            *rep++ = '\0';
+        gpuest_error_t err;
+        gpuest_error_clear(&err);
+        gpuest_routing_t a, b;
+        if (gpuest_net_routing_find(req, &a, &err) != GPUEST_OK ||
+            gpuest_net_routing_find(rep ? rep : req, &b, &err) != GPUEST_OK)
+            return cli_usage_error(CMD, "--routing %s: %s", s, err.msg);
+        c->routing_request = a;
+        c->routing_reply = b;
+    }
+    const char *rq = gpuest_net_routing_name(c->routing_request), *rp = gpuest_net_routing_name(c->routing_reply);
+    if (c->routing_request == c->routing_reply)
+        snprintf(name, cap, "%s", c->routing_request == GPUEST_ROUTE_XY ? "dor" : rq);
+    else if (c->routing_request == GPUEST_ROUTE_XY && c->routing_reply == GPUEST_ROUTE_YX)
+        snprintf(name, cap, "xy_yx"); /* the name earlier CSV files used for XY requests, YX replies */
+    else
+        snprintf(name, cap, "%s_%s", rq, rp);
     return 0;
 }
 

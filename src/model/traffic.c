@@ -33,6 +33,9 @@ void gpuest_model_traffic_free(gpuest_model_traffic_t *t)
         return;
     free(t->rate);
     t->rate = NULL;
+    free(t->mcast);
+    t->mcast = NULL;
+    t->num_mcast = t->cap_mcast = 0;
 }
 
 double *gpuest_model_traffic_at(gpuest_model_traffic_t *t, int cls, int src, int dst)
@@ -41,12 +44,30 @@ double *gpuest_model_traffic_at(gpuest_model_traffic_t *t, int cls, int src, int
     return &t->rate[((size_t)cls * n + (size_t)src) * n + (size_t)dst];
 }
 
+gpuest_err gpuest_model_traffic_add_mcast(gpuest_model_traffic_t *t, const gpuest_model_mcast_t *f,
+                                          gpuest_error_t *err)
+{
+    if (t->num_mcast == t->cap_mcast) {
+        int cap = t->cap_mcast ? 2 * t->cap_mcast : 16;
+        gpuest_model_mcast_t *v = realloc(t->mcast, (size_t)cap * sizeof *v);
+        if (!v)
+            return gpuest_fail(err, GPUEST_ENOMEM, "traffic: out of memory for multicast flows");
+        t->mcast = v;
+        t->cap_mcast = cap;
+    }
+    t->mcast[t->num_mcast++] = *f;
+    return GPUEST_OK;
+}
+
 double gpuest_model_traffic_flits(const gpuest_model_traffic_t *t, int cls)
 {
     size_t n = (size_t)t->num_nodes, base = (size_t)cls * n * n;
     double s = 0.0;
     for (size_t i = 0; i < n * n; i++)
         s += t->rate[base + i];
+    for (int i = 0; i < t->num_mcast; i++)
+        if (t->mcast[i].cls == cls)
+            s += t->mcast[i].rate;
     return s * t->packet_flits[cls];
 }
 
@@ -88,15 +109,35 @@ static gpuest_err build_synthetic(gpuest_model_traffic_t *t, const gpuest_model_
     if (p->packet_flits < 1)
         return gpuest_fail(err, GPUEST_EINVAL, "pattern %s: packet_flits must be >= 1 (got %d)", p->name,
                            p->packet_flits);
+    if (p->mcast_fraction != 0.0 && strcmp(p->name, "uniform") != 0)
+        return gpuest_fail(err, GPUEST_EUNSUPPORTED, "pattern %s: multicast traffic is defined for uniform only",
+                           p->name);
+    if (p->mcast_fraction < 0.0 || p->mcast_fraction > 1.0 ||
+        (p->mcast_fraction > 0.0 && (p->mcast_min < 2 || p->mcast_max < p->mcast_min || p->mcast_max > n ||
+                                     n > GPUEST_NET_MCAST_MAX_NODES)))
+        return gpuest_fail(err, GPUEST_ERANGE,
+                           "pattern uniform: multicast share %g with set sizes %d..%d (expected a share in [0, 1], "
+                           "2 <= min <= max <= %d nodes, at most %d nodes)",
+                           p->mcast_fraction, p->mcast_min, p->mcast_max, n, GPUEST_NET_MCAST_MAX_NODES);
     GPUEST_TRY(gpuest_model_traffic_init(t, n, 1, err));
     t->packet_flits[0] = p->packet_flits;
     t->routing[0] = cfg->noc.routing_request;
     snprintf(t->class_name[0], sizeof t->class_name[0], "%.24s", p->name);
     double pk = rate / p->packet_flits; /* packets per node per cycle */
     if (strcmp(p->name, "uniform") == 0) {
+        double f = p->mcast_fraction;
         for (int s = 0; s < n; s++)
             for (int d = 0; d < n; d++)
-                *gpuest_model_traffic_at(t, 0, s, d) = pk / n;
+                *gpuest_model_traffic_at(t, 0, s, d) = (1.0 - f) * pk / n;
+        for (int s = 0; f > 0.0 && s < n; s++) {
+            gpuest_model_mcast_t mf = {.cls = 0, .src = s, .dests = n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1,
+                                       .size_min = p->mcast_min, .size_max = p->mcast_max, .rate = f * pk};
+            gpuest_err rc = gpuest_model_traffic_add_mcast(t, &mf, err);
+            if (rc != GPUEST_OK) {
+                gpuest_model_traffic_free(t);
+                return rc;
+            }
+        }
     } else if (strcmp(p->name, "transpose") == 0) {
         int k = cfg->noc.k;
         if (cfg->noc.topology != GPUEST_TOPO_MESH) {

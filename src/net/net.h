@@ -26,7 +26,7 @@ enum {
     GPUEST_NET_PORT_LOCAL = 4 /* injection / ejection */
 };
 #define GPUEST_NET_MESH_PORTS 5
-#define GPUEST_NET_MAX_PORTS 64 /* crossbar endpoints; port sets are one uint64_t */
+#define GPUEST_NET_MAX_XBAR 4096 /* crossbar endpoints the description accepts (the simulator: 64) */
 
 typedef struct gpuest_net_topo_impl_s gpuest_net_topo_impl_t;
 
@@ -41,7 +41,7 @@ typedef struct {
     int ports;   /* ports per router */
 } gpuest_net_topo_t;
 
-/* Builds the description. Mesh: k in 1..32 (nodes ignored); crossbar: nodes in 2..64 (k ignored).
+/* Builds the description. Mesh: k in 1..32 (nodes ignored); crossbar: nodes in 2..4096 (k ignored).
  * GPUEST_ERANGE naming the bad value. */
 gpuest_err gpuest_net_topo_init(gpuest_net_topo_t *t, gpuest_topology_t kind, int k, int nodes, gpuest_error_t *err);
 
@@ -116,7 +116,7 @@ typedef struct {
     gpuest_net_dests_t dests; /* destinations reached through this port */
 } gpuest_net_branch_t;
 
-/* Splits dests at router r into branches (at most t->ports; out needs room for that many), in
+/* Splits dests at router r into branches (at most GPUEST_NET_MCAST_MAX_NODES), in
  * increasing port order. Returns the branch count (0 for an empty set). */
 int gpuest_net_mcast_split(const gpuest_net_topo_t *t, const gpuest_net_routing_t *rf, int r,
                            gpuest_net_dests_t dests, int choice, gpuest_net_branch_t *out);

@@ -13,9 +13,9 @@ gpuest_err gpuest_net_topo_init(gpuest_net_topo_t *t, gpuest_topology_t kind, in
         return GPUEST_OK;
     }
     if (kind == GPUEST_TOPO_CROSSBAR) {
-        if (nodes < 2 || nodes > GPUEST_NET_MAX_PORTS)
+        if (nodes < 2 || nodes > GPUEST_NET_MAX_XBAR)
             return gpuest_fail(err, GPUEST_ERANGE, "crossbar node count %d: expected 2..%d", nodes,
-                               GPUEST_NET_MAX_PORTS);
+                               GPUEST_NET_MAX_XBAR);
         *t = (gpuest_net_topo_t){.impl = &gpuest_net_topo_crossbar, .kind = kind, .k = 0, .nodes = nodes,
                                  .routers = 1, .ports = nodes};
         return GPUEST_OK;
@@ -84,18 +84,15 @@ int gpuest_net_vc_slice(const gpuest_net_routing_t *rf, int lo, int hi, int s, i
 int gpuest_net_mcast_split(const gpuest_net_topo_t *t, const gpuest_net_routing_t *rf, int r,
                            gpuest_net_dests_t dests, int choice, gpuest_net_branch_t *out)
 {
-    int slot[GPUEST_NET_MAX_PORTS];
     int n = 0;
-    for (int p = 0; p < t->ports; p++)
-        slot[p] = -1;
     for (gpuest_net_dests_t m = dests; m; m &= m - 1) {
-        int d = __builtin_ctzll(m);
+        int d = __builtin_ctzll(m), b = 0;
         gpuest_net_hop_t h = gpuest_net_route(t, rf, r, d, choice);
-        if (slot[h.port] < 0) {
-            slot[h.port] = n;
+        while (b < n && out[b].port != h.port)
+            b++;
+        if (b == n)
             out[n++] = (gpuest_net_branch_t){.port = h.port, .vc_set = h.vc_set, .dests = 0};
-        }
-        out[slot[h.port]].dests |= UINT64_C(1) << d;
+        out[b].dests |= UINT64_C(1) << d;
     }
     /* increasing port order, so the result does not depend on the bit order of the set */
     for (int i = 1; i < n; i++)

@@ -31,6 +31,9 @@ static gpuest_err check_cfg(const gpuest_noc_cfg_t *c, const gpuest_noc_opts_t *
 {
     gpuest_net_topo_t topo;
     GPUEST_TRY(gpuest_net_topo_init(&topo, c->topology, c->k, o->num_nodes, err));
+    if (topo.ports > 64) /* port sets of a router are one uint64_t */
+        return gpuest_fail(err, GPUEST_ERANGE, "%s with %d-port routers (%d nodes): the simulator supports 2..64 ports",
+                           gpuest_topology_name(topo.kind), topo.ports, topo.nodes);
     if (c->vcs < 1 || c->vcs > NOC_MAX_VCS)
         return gpuest_fail(err, GPUEST_ERANGE, "noc.vcs = %d: expected 1..%d", c->vcs, NOC_MAX_VCS);
     if (c->buffer_flits < 1 || c->buffer_flits > 4096)
@@ -770,8 +773,9 @@ gpuest_err gpuest_noc_check(const gpuest_noc_t *cnoc, gpuest_error_t *err)
                        (ivc->out_port < 0 || ivc->out_vc < 0 || r->ovc[ivc->out_port * V + ivc->out_vc].owner != iv));
             for (int b = 0; !bad && ivc->state == NOC_VC_ACTIVE && b < ivc->nbr; b++) {
                 const noc_branch_t *br = &r->br[(size_t)iv * noc->brmax + b];
-                bad = br->out_vc < 0 || r->ovc[br->port * V + br->out_vc].owner != iv || br->sent < ivc->popped ||
-                      br->sent > ivc->popped + ivc->count;
+                int done = br->sent == noc->pkts[ivc->pkt].flits; /* its tail left: the VC is released */
+                bad = br->out_vc < 0 || (!done && r->ovc[br->port * V + br->out_vc].owner != iv) ||
+                      br->sent < ivc->popped || br->sent > ivc->popped + ivc->count;
             }
             if (bad)
                 return gpuest_fail(err, GPUEST_ECORRUPT, "noc: router %d input VC %d: state %d with %d flits", ri, iv,

@@ -66,6 +66,7 @@ typedef struct {
     uint16_t head, count;    /* ring in the router's buffer array */
     int8_t out_set;          /* VC slice of the routing function for out_port (-1: whole class range) */
     uint8_t nbr;             /* replicating a multicast packet: branches in r->br[iv * brmax ..]; 0 unicast */
+    uint8_t in_sa;           /* multicast: an item of this VC is in the switch-allocation queue */
     uint16_t popped;         /* multicast: flits of the packet already removed from the buffer */
     uint32_t pkt;            /* multicast: packet record being replicated */
 } noc_ivc_t;

@@ -55,7 +55,7 @@ static void compute_route(gpuest_noc_t *noc, noc_router_t *r, int iv)
         ivc->out_set = (int8_t)h.vc_set;
         return;
     }
-    gpuest_net_branch_t b[GPUEST_NET_MAX_PORTS];
+    gpuest_net_branch_t b[GPUEST_NET_MCAST_MAX_NODES];
     int n = gpuest_net_mcast_split(&noc->topo, rf, r->tr, noc->pkts[f.pkt].dests, choice, b);
     assert(n >= 1);
     if (n == 1) { /* the whole set continues through one link: nothing to replicate here */
@@ -64,7 +64,7 @@ static void compute_route(gpuest_noc_t *noc, noc_router_t *r, int iv)
         ivc->out_set = (int8_t)b[0].vc_set;
         return;
     }
-    uint32_t kids[GPUEST_NET_MAX_PORTS];
+    uint32_t kids[GPUEST_NET_MCAST_MAX_NODES];
     if (!reserve_pkts(noc, n, kids)) { /* out of memory: the packet stays here; check() reports it */
         ivc->out_port = -1;
         return;
@@ -114,6 +114,11 @@ static void accept_flit(gpuest_noc_t *noc, noc_router_t *r, int port, noc_flit_t
     if (ivc->state == NOC_VC_IDLE) {
         assert(ivc->count == 1 && (f.flags & NOC_FLIT_HEAD));
         start_route(noc, r, port, f.vc);
+    } else if (ivc->nbr) { /* replicas that hold a VC may copy it at once */
+        if (!ivc->in_sa && (ivc->state == NOC_VC_ACTIVE || ivc->state == NOC_VC_VCALLOC)) {
+            ivc->in_sa = 1;
+            noc_q_push(&r->sa_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = f.vc, .out = -1});
+        }
     } else if (ivc->state == NOC_VC_ACTIVE && ivc->count == 1) {
         noc_q_push(&r->sa_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = f.vc, .out = -1});
     }
@@ -181,7 +186,9 @@ static inline void request_vcs(gpuest_noc_t *noc, noc_router_t *r, int iv, int c
 
 /* After this cycle's grants: replicas still without a VC take any free VC of their slice (lowest
  * first), so a fork does not serialise VC allocation when the outputs are free. Returns 1 when every
- * branch of input VC iv holds a VC. */
+ * branch of input VC iv holds a VC. A replica that holds a VC starts copying at once, without waiting
+ * for its siblings: a replica never holds a VC idle while another waits (that hold-and-wait across
+ * output ports would deadlock). */
 static int fill_branch_vcs(gpuest_noc_t *noc, noc_router_t *r, int iv)
 {
     int V = noc->vcs, cls = vc_front(r, noc, iv)->cls, done = 1;
@@ -281,12 +288,15 @@ static void va_update(gpuest_noc_t *noc, noc_router_t *r)
     }
     for (int i = 0; i < nmc; i++) { /* after every grant of the cycle is applied */
         int iv = r->scratch[i];
+        noc_ivc_t *ivc = &r->ivc[iv];
         noc_item_t next = {.ready = -1, .port = (int16_t)(iv / V), .vc = (int16_t)(iv % V), .out = -1};
-        if (fill_branch_vcs(noc, r, iv)) {
-            r->ivc[iv].state = NOC_VC_ACTIVE;
-            noc_q_push(&r->sa_q, next);
-        } else {
+        if (fill_branch_vcs(noc, r, iv))
+            ivc->state = NOC_VC_ACTIVE;
+        else
             noc_q_push(&r->va_q, next);
+        if (!ivc->in_sa) {
+            ivc->in_sa = 1;
+            noc_q_push(&r->sa_q, next);
         }
     }
 }
@@ -325,7 +335,7 @@ static uint64_t ready_branches(const gpuest_noc_t *noc, const noc_router_t *r, i
     int flits = noc->pkts[ivc->pkt].flits;
     uint64_t ports = 0;
     for (int b = 0; b < ivc->nbr; b++)
-        if (br[b].sent < flits && branch_next(ivc, &br[b]) < ivc->count &&
+        if (br[b].out_vc >= 0 && br[b].sent < flits && branch_next(ivc, &br[b]) < ivc->count &&
             r->ovc[br[b].port * noc->vcs + br[b].out_vc].credits > 0)
             ports |= UINT64_C(1) << br[b].port;
     return ports;
@@ -367,7 +377,7 @@ static void sa_evaluate(gpuest_noc_t *noc, noc_router_t *r)
             break;
         int iv = it->port * V + it->vc;
         noc_ivc_t *ivc = &r->ivc[iv];
-        assert(ivc->state == NOC_VC_ACTIVE && ivc->count > 0);
+        assert((ivc->state == NOC_VC_ACTIVE || (ivc->nbr && ivc->state == NOC_VC_VCALLOC)) && ivc->count > 0);
         if (ivc->nbr) {
             uint64_t ports = ready_branches(noc, r, iv);
             it->out = ports ? -1 : -2;
@@ -457,7 +467,9 @@ static void replicate(gpuest_noc_t *noc, noc_router_t *r, int port, int vc)
         r->credit_out[port] |= UINT64_C(1) << vc;
         r->credit_mask |= UINT64_C(1) << port;
     }
+    ivc->in_sa = 0;
     if (ivc->popped == flits) { /* every replica has its tail: the original record is no longer used */
+        assert(ivc->state == NOC_VC_ACTIVE);
         noc_pkt_release(noc, ivc->pkt);
         ivc->pkt = NOC_NONE;
         ivc->nbr = 0;
@@ -465,6 +477,7 @@ static void replicate(gpuest_noc_t *noc, noc_router_t *r, int port, int vc)
         if (ivc->count > 0)
             start_route(noc, r, port, vc);
     } else if (ivc->count > 0) {
+        ivc->in_sa = 1;
         noc_q_push(&r->sa_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = (int16_t)vc, .out = -1});
     }
 }
