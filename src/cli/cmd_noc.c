@@ -48,6 +48,10 @@ static void usage(FILE *out)
             "  --rate R             offered flits per node per cycle (default 0.1)\n"
             "  --packet-flits N     packet size (default 1)\n"
             "  --hot N0,N1,...[:W0,W1,...]  hotspot nodes and weights (default: node 0)\n"
+            "  --multicast F        uniform: share F of the packets go to a destination set,\n"
+            "                       replicated in the routers (DOR multicast tree)\n"
+            "  --mcast-size N|A-B   set size: N, or uniform in A..B (default 2-4); members\n"
+            "                       uniform over all nodes; each member counts as a packet\n"
             "  --seed S             random seed (default 1)\n"
             "Measurement:\n"
             "  --sample-period N    cycles per sample period (default 10000)\n"
@@ -69,6 +73,8 @@ typedef struct {
     cli_config_t cc;
     const char *csv, *booksim, *model;
     const char *topology, *routing, *split, *placement, *traffic, *hot;
+    double mcast_fraction;
+    long mcast_min, mcast_max;
     long k, vcs, buffer, packet_flits, sample_period, warmup_periods, max_samples, refine;
     double rate, step, max_rate, latency_thres;
     unsigned long long seed;
@@ -90,6 +96,21 @@ typedef struct {
     char routing_name[GPUEST_NAME_MAX];
 } noc_setup_t;
 
+/* "N" or "A-B": a multicast set-size range, 2 <= A <= B <= 64. */
+static int parse_range(const char *v, long *lo, long *hi)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", v);
+    char *dash = strchr(buf, '-');
+    if (dash)
+        *dash++ = '\0';
+    if (cli_parse_int(CMD, "mcast-size", buf, 2, 64, lo) || cli_parse_int(CMD, "mcast-size", dash ? dash : buf, 2, 64, hi))
+        return 2;
+    if (*hi < *lo)
+        return cli_usage_error(CMD, "--mcast-size %s: expected N or A-B with A <= B", v);
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, noc_opts_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -106,6 +127,8 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
     o->max_samples = 10;
     o->latency_thres = 500;
     o->k = o->vcs = o->buffer = -1;
+    o->mcast_min = 2;
+    o->mcast_max = 4;
     cli_args_t a;
     cli_args_init(&a, argc, argv, CMD);
     while (cli_args_next(&a)) {
@@ -167,6 +190,12 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
             if (cli_parse_double(CMD, "rate", v, 0.0, 64.0, &o->rate))
                 return 2;
             o->have_rate = 1;
+        } else if (cli_args_is(&a, "multicast")) {
+            if (cli_parse_double(CMD, "multicast", v, 0.0, 1.0, &o->mcast_fraction))
+                return 2;
+        } else if (cli_args_is(&a, "mcast-size")) {
+            if (parse_range(v, &o->mcast_min, &o->mcast_max))
+                return 2;
         } else if (cli_args_is(&a, "seed")) {
             if (cli_parse_u64(CMD, "seed", v, &o->seed))
                 return 2;
@@ -330,6 +359,9 @@ static int setup_from_machine(noc_opts_t *o, noc_setup_t *s)
     s->traffic.rate = o->rate;
     s->traffic.packet_flits = (int)o->packet_flits;
     s->traffic.seed = o->seed;
+    s->traffic.mcast_fraction = o->mcast_fraction;
+    s->traffic.mcast_min = (int)o->mcast_min;
+    s->traffic.mcast_max = (int)o->mcast_max;
     gpuest_error_t err;
     gpuest_error_clear(&err);
     if (o->traffic) {
@@ -453,6 +485,9 @@ static gpuest_err model_pattern(const noc_setup_t *s, gpuest_model_pattern_t *p,
         p->reply_flits = s->traffic.packet_flits;
         p->request_flits = s->traffic.request_flits;
     }
+    p->mcast_fraction = s->traffic.mcast_fraction;
+    p->mcast_min = s->traffic.mcast_min;
+    p->mcast_max = s->traffic.mcast_max;
     p->num_hotspots = s->traffic.num_hot;
     for (int i = 0; i < s->traffic.num_hot && i < GPUEST_MODEL_MAX_HOTSPOTS; i++) {
         p->hotspot_nodes[i] = s->traffic.hot_nodes[i];

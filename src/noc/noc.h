@@ -91,9 +91,10 @@ typedef struct {
 /* 1 if node's NI injection queue for cls has room for one more packet. */
 int gpuest_noc_can_inject(const gpuest_noc_t *noc, int node, int cls);
 /* Queues a packet at its source NI. GPUEST_EBUSY when the queue is full (retry
- * later; nothing was queued). A multicast packet takes one queue slot and is
- * replicated at the source NI for now (see docs/noc.md: in-router replication
- * is the planned place for the coalescing paper's multicast). id_out may be NULL. */
+ * later; nothing was queued). A multicast packet (num_dests >= 2, nodes 0..63, at
+ * most one VC buffer long) takes one queue slot and crosses the injection link once;
+ * routers replicate it where the routes to its members part (DOR multicast tree,
+ * docs/noc.md). Every member receives one copy with the same id. id_out may be NULL. */
 gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *pkt, uint64_t *id_out, gpuest_error_t *err);
 
 /* Simulates one interconnect cycle (all routers evaluate, then commit). */
@@ -170,6 +171,8 @@ typedef struct {
     int num_hot;
     int mc_nodes[GPUEST_MAX_MCS];     /* gpu: MC node ids (gpuest_config_mc_nodes) */
     int num_mcs;
+    double mcast_fraction;            /* uniform: share of packets sent to a destination set (0: none) */
+    int mcast_min, mcast_max;         /* set size uniform in [min, max]; members uniform over all nodes */
     uint64_t seed;
 } gpuest_noc_traffic_t;
 

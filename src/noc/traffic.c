@@ -121,16 +121,38 @@ static int pick_dest(drv_t *d, int src)
     }
 }
 
-static gpuest_err send(drv_t *d, int src, int dst, int cls, int flits, int64_t created, gpuest_error_t *err)
+/* Injects one packet to dst, or to the set dests[0..n) when n >= 2 (every member counts as one
+ * delivered packet in the statistics, as BookSim counts flits accepted at each destination). */
+static gpuest_err send(drv_t *d, int src, int dst, const int *dests, int n, int cls, int flits, int64_t created,
+                       gpuest_error_t *err)
 {
-    gpuest_noc_send_t s = {.src = src, .dst = dst, .cls = cls, .flits = flits, .created = created,
+    gpuest_noc_send_t s = {.src = src, .dst = dst, .dests = n >= 2 ? dests : NULL, .num_dests = n >= 2 ? n : 0,
+                           .cls = cls, .flits = flits, .created = created,
                            .payload = d->state == ST_RUNNING ? &d->rec_mark : NULL};
     GPUEST_TRY(gpuest_noc_inject(d->noc, &s, NULL, err));
+    uint64_t copies = n >= 2 ? (uint64_t)n : 1;
     if (d->state == ST_RUNNING)
-        d->outstanding++;
-    d->fly_flits[cls] += (uint64_t)flits;
-    d->fly_created[cls] += (double)flits * (double)created;
+        d->outstanding += copies;
+    d->fly_flits[cls] += copies * (uint64_t)flits;
+    d->fly_created[cls] += (double)(copies * (uint64_t)flits) * (double)created;
     return GPUEST_OK;
+}
+
+/* A multicast set: size uniform in [mcast_min, mcast_max], members distinct and uniform over all nodes. */
+static int pick_set(drv_t *d, int *set)
+{
+    const gpuest_noc_traffic_t *t = d->t;
+    int n = t->mcast_min + (int)gpuest_rng_below(d->rng, (uint64_t)(t->mcast_max - t->mcast_min + 1));
+    uint64_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int x;
+        do
+            x = (int)gpuest_rng_below(d->rng, (uint64_t)d->nodes);
+        while ((used >> x) & 1);
+        used |= UINT64_C(1) << x;
+        set[i] = x;
+    }
+    return n;
 }
 
 static int reply_push(reply_q_t *q, reply_t r)
@@ -201,12 +223,15 @@ static gpuest_err generate(drv_t *d, gpuest_error_t *err)
                 reply_t r = q->v[q->head];
                 q->head = (q->head + 1) % q->cap;
                 q->count--;
-                GPUEST_TRY(send(d, n, r.dst, GPUEST_NOC_REPLY, t->packet_flits, r.created, err));
+                GPUEST_TRY(send(d, n, r.dst, NULL, 0, GPUEST_NOC_REPLY, t->packet_flits, r.created, err));
             }
             continue;
         }
         while (d->next_pkt[n] <= now && gpuest_noc_can_inject(d->noc, n, cls)) {
-            GPUEST_TRY(send(d, n, pick_dest(d, n), cls, flits, d->next_pkt[n], err));
+            int set[GPUEST_NET_MCAST_MAX_NODES], members = 0;
+            if (t->mcast_fraction > 0.0 && gpuest_rng_uniform(d->rng) < t->mcast_fraction)
+                members = pick_set(d, set);
+            GPUEST_TRY(send(d, n, members ? set[0] : pick_dest(d, n), set, members, cls, flits, d->next_pkt[n], err));
             d->next_pkt[n] += next_gap(d);
         }
     }
@@ -283,6 +308,17 @@ static gpuest_err drv_init(drv_t *d, const gpuest_noc_cfg_t *cfg, const gpuest_n
             }
             d->hot_total += t->hot_weights[i] > 0 ? t->hot_weights[i] : 1.0;
         }
+    }
+    if (t->mcast_fraction != 0.0 &&
+        (t->pattern != GPUEST_NOC_TRAFFIC_UNIFORM || !(t->mcast_fraction > 0.0 && t->mcast_fraction <= 1.0) ||
+         t->mcast_min < 2 || t->mcast_max < t->mcast_min || t->mcast_max > d->nodes ||
+         d->nodes > GPUEST_NET_MCAST_MAX_NODES)) {
+        drv_free(d);
+        return gpuest_fail(err, GPUEST_EINVAL,
+                           "multicast traffic: share %g of %s packets to sets of %d..%d nodes (expected uniform "
+                           "traffic, a share in (0, 1], 2 <= min <= max <= %d nodes, networks of at most %d nodes)",
+                           t->mcast_fraction, gpuest_noc_pattern_name(t->pattern), t->mcast_min, t->mcast_max,
+                           d->nodes, GPUEST_NET_MCAST_MAX_NODES);
     }
     if (t->pattern == GPUEST_NOC_TRAFFIC_TRANSPOSE && d->k == 0 && d->nodes < 2) {
         drv_free(d);
