@@ -42,7 +42,7 @@ static int link_delay(const gpuest_noc_cfg_t *noc)
 
 static int port_width(const gpuest_noc_cfg_t *noc)
 {
-    return (noc->topology == GPUEST_TOPO_CROSSBAR && noc->xbar_port_flits > 1) ? noc->xbar_port_flits : 1;
+    return gpuest_net_port_flits(noc->topology, noc->xbar_port_flits);
 }
 
 /* Zero-load latency: every router on the path (hops + 1 of them) costs its pipeline, every

@@ -121,6 +121,10 @@ typedef struct {
 int gpuest_net_mcast_split(const gpuest_net_topo_t *t, const gpuest_net_routing_t *rf, int r,
                            gpuest_net_dests_t dests, int choice, gpuest_net_branch_t *out);
 
+/* Flits one port moves per interconnect cycle: a crossbar's xbar_port_flits (its switch runs that many
+ * cycles per interconnect cycle), 1 for a mesh. */
+int gpuest_net_port_flits(gpuest_topology_t kind, int xbar_port_flits);
+
 /* ================================================================ packet sizing */
 /* Flits of a packet carrying data_bytes of payload: the header is a flit of its own when
  * header_bytes <= 0, else it shares flits with the data. flit_bytes <= 0 means 16. */

@@ -104,6 +104,11 @@ int gpuest_net_mcast_split(const gpuest_net_topo_t *t, const gpuest_net_routing_
     return n;
 }
 
+int gpuest_net_port_flits(gpuest_topology_t kind, int xbar_port_flits)
+{
+    return kind == GPUEST_TOPO_CROSSBAR && xbar_port_flits > 1 ? xbar_port_flits : 1;
+}
+
 /* ---------------------------------------------------------------- packet sizing */
 int gpuest_net_packet_flits(int flit_bytes, int header_bytes, int data_bytes)
 {

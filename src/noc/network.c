@@ -264,7 +264,7 @@ gpuest_err gpuest_noc_create(const gpuest_noc_cfg_t *cfg, const gpuest_noc_opts_
     noc->brmax = noc->topo.ports;
     noc->vcs = cfg->vcs;
     noc->bufsz = cfg->buffer_flits;
-    noc->sub = cfg->topology == GPUEST_TOPO_CROSSBAR ? cfg->xbar_port_flits : 1;
+    noc->sub = gpuest_net_port_flits(cfg->topology, cfg->xbar_port_flits);
     noc->bstride = (int)pow2_at_least((uint32_t)cfg->buffer_flits);
     noc->bmask = noc->bstride - 1;
     noc->k = cfg->k;

@@ -48,7 +48,7 @@ void gpuest_noc_measure_default(gpuest_noc_measure_cfg_t *m)
 int64_t gpuest_noc_zero_load_latency(const gpuest_noc_cfg_t *c, int hops, int flits)
 {
     /* a crossbar of w flits per port runs w switch cycles per interconnect cycle */
-    int64_t w = c->topology == GPUEST_TOPO_CROSSBAR && c->xbar_port_flits > 1 ? c->xbar_port_flits : 1;
+    int64_t w = gpuest_net_port_flits(c->topology, c->xbar_port_flits);
     int64_t link = c->link_latency + 1;
     /* per router: RC + VA + SA + ST (the crossbar item is evaluated the cycle after SA retires) */
     int64_t router = c->routing_delay + c->vc_alloc_delay + c->sw_alloc_delay + c->st_prepare_delay +
