@@ -476,26 +476,6 @@ static int emit(const noc_opts_t *o, const noc_setup_t *s, const noc_row_t *rows
 
 /* ------------------------------------------------------------ analytical model */
 
-/* The same traffic description in the model's terms. */
-static gpuest_err model_pattern(const noc_setup_t *s, gpuest_model_pattern_t *p, gpuest_error_t *err)
-{
-    GPUEST_TRY(gpuest_model_pattern_init(p, gpuest_noc_pattern_name(s->traffic.pattern), err));
-    p->packet_flits = s->traffic.packet_flits;
-    if (s->traffic.pattern == GPUEST_NOC_TRAFFIC_GPU) {
-        p->reply_flits = s->traffic.packet_flits;
-        p->request_flits = s->traffic.request_flits;
-    }
-    p->mcast_fraction = s->traffic.mcast_fraction;
-    p->mcast_min = s->traffic.mcast_min;
-    p->mcast_max = s->traffic.mcast_max;
-    p->num_hotspots = s->traffic.num_hot;
-    for (int i = 0; i < s->traffic.num_hot && i < GPUEST_MODEL_MAX_HOTSPOTS; i++) {
-        p->hotspot_nodes[i] = s->traffic.hot_nodes[i];
-        p->hotspot_rates[i] = s->traffic.hot_weights[i];
-    }
-    return GPUEST_OK;
-}
-
 /* Evaluates the model at one rate into a simulator-shaped result row. */
 static gpuest_err model_row(const gpuest_config_t *cfg, const gpuest_model_pattern_t *p, double rate,
                             gpuest_noc_result_t *out, gpuest_error_t *err)
@@ -605,7 +585,7 @@ int cli_cmd_noc(int argc, char **argv)
     gpuest_model_pattern_t pattern;
     model_config(&o, &s, &mcfg);
     int analytic_only = strcmp(o.model, "analytic") == 0 && !o.compare;
-    gpuest_err e = model_pattern(&s, &pattern, &err);
+    gpuest_err e = gpuest_model_pattern_from_traffic(&pattern, &s.traffic, &err);
     if (e == GPUEST_OK && analytic_only) {
         if (o.sweep) {
             e = model_sweep(&o, &mcfg, &pattern, rows, &n, &err);

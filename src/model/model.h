@@ -101,6 +101,10 @@ typedef struct {
 
 /* A pattern of the given name with defaults (packet_flits 1, no hotspots, gpu sizes from config). */
 gpuest_err gpuest_model_pattern_init(gpuest_model_pattern_t *p, const char *name, gpuest_error_t *err);
+/* The shared synthetic-traffic description (net.h, also the NoC simulator's) as a pattern: the
+ * same name, packet sizes (gpu: packet_flits is the reply), hotspots and multicast sets. */
+gpuest_err gpuest_model_pattern_from_traffic(gpuest_model_pattern_t *p, const gpuest_net_traffic_t *tr,
+                                             gpuest_error_t *err);
 /* Builds the traffic matrix of pattern p at rate on the network of cfg (initialises t). */
 gpuest_err gpuest_model_traffic_build(gpuest_model_traffic_t *t, const gpuest_model_pattern_t *p,
                                       const gpuest_config_t *cfg, double rate, gpuest_error_t *err);

@@ -87,6 +87,29 @@ gpuest_err gpuest_model_pattern_init(gpuest_model_pattern_t *p, const char *name
                        name);
 }
 
+gpuest_err gpuest_model_pattern_from_traffic(gpuest_model_pattern_t *p, const gpuest_net_traffic_t *tr,
+                                             gpuest_error_t *err)
+{
+    GPUEST_TRY(gpuest_model_pattern_init(p, gpuest_net_pattern_name(tr->pattern), err));
+    p->packet_flits = tr->packet_flits;
+    if (tr->pattern == GPUEST_NET_TRAFFIC_GPU) {
+        p->reply_flits = tr->packet_flits;
+        p->request_flits = tr->request_flits;
+    }
+    if (tr->num_hot > GPUEST_MODEL_MAX_HOTSPOTS)
+        return gpuest_fail(err, GPUEST_ERANGE, "traffic: %d hot nodes (the model takes up to %d)", tr->num_hot,
+                           GPUEST_MODEL_MAX_HOTSPOTS);
+    p->num_hotspots = tr->num_hot;
+    for (int i = 0; i < tr->num_hot; i++) {
+        p->hotspot_nodes[i] = tr->hot_nodes[i];
+        p->hotspot_rates[i] = tr->hot_weights[i];
+    }
+    p->mcast_fraction = tr->mcast_fraction;
+    p->mcast_min = tr->mcast_min;
+    p->mcast_max = tr->mcast_max;
+    return GPUEST_OK;
+}
+
 void gpuest_model_gpu_packet_flits(const gpuest_config_t *cfg, int *request_flits, int *reply_flits)
 {
     int line = cfg->l2.line_bytes > 0 ? cfg->l2.line_bytes : 128;

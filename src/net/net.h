@@ -125,6 +125,40 @@ int gpuest_net_mcast_split(const gpuest_net_topo_t *t, const gpuest_net_routing_
  * cycles per interconnect cycle), 1 for a mesh. */
 int gpuest_net_port_flits(gpuest_topology_t kind, int xbar_port_flits);
 
+/* ================================================================ synthetic traffic
+ * The one description of synthetic traffic, read by the NoC simulator's driver (src/noc/traffic.c)
+ * and turned into a traffic matrix by the analytical model (gpuest_model_traffic_from): the names
+ * uniform, transpose, hotspot and gpu, the rates and the multicast set distribution mean the same
+ * in both. */
+typedef enum {
+    GPUEST_NET_TRAFFIC_UNIFORM = 0,   /* destination uniform over all nodes, the source included (as BookSim) */
+    GPUEST_NET_TRAFFIC_TRANSPOSE = 1, /* (row, col) -> (col, row) */
+    GPUEST_NET_TRAFFIC_HOTSPOT = 2,   /* destination drawn from hot nodes with the given weights (BookSim hotspot) */
+    GPUEST_NET_TRAFFIC_GPU = 3        /* SMs send requests to MCs, MCs answer with multi-flit replies */
+} gpuest_net_pattern_t;
+#define GPUEST_NET_MAX_HOT 64
+#define GPUEST_NET_MAX_MC_NODES 64
+
+typedef struct {
+    gpuest_net_pattern_t pattern;
+    double rate;                      /* offered flits per node per cycle (gpu: request flits per SM per cycle) */
+    int packet_flits;                 /* packet size (gpu: reply size) */
+    int request_flits;                /* gpu: request size (1) */
+    int hot_nodes[GPUEST_NET_MAX_HOT];/* hotspot destinations */
+    double hot_weights[GPUEST_NET_MAX_HOT]; /* relative weights (all equal if 0) */
+    int num_hot;
+    int mc_nodes[GPUEST_NET_MAX_MC_NODES]; /* gpu: MC node ids (gpuest_config_mc_nodes) */
+    int num_mcs;
+    double mcast_fraction;            /* uniform: share of packets sent to a destination set (0: none) */
+    int mcast_min, mcast_max;         /* set size uniform in [min, max]; members uniform over all nodes */
+    uint64_t seed;
+} gpuest_net_traffic_t;
+
+/* uniform, rate 0.1, 1-flit packets and requests, no multicast, seed 1. */
+void gpuest_net_traffic_default(gpuest_net_traffic_t *t);
+const char *gpuest_net_pattern_name(gpuest_net_pattern_t p);
+gpuest_err gpuest_net_pattern_parse(const char *name, gpuest_net_pattern_t *out, gpuest_error_t *err);
+
 /* ================================================================ packet sizing */
 /* Flits of a packet carrying data_bytes of payload: the header is a flit of its own when
  * header_bytes <= 0, else it shares flits with the data. flit_bytes <= 0 means 16. */

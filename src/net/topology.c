@@ -1,5 +1,6 @@
 /* topology.c: builds a topology description and dispatches to its implementation (impl/topo_*.c). */
 #include <stdio.h>
+#include <string.h>
 
 #include "net/net_int.h"
 
@@ -107,6 +108,31 @@ int gpuest_net_mcast_split(const gpuest_net_topo_t *t, const gpuest_net_routing_
 int gpuest_net_port_flits(gpuest_topology_t kind, int xbar_port_flits)
 {
     return kind == GPUEST_TOPO_CROSSBAR && xbar_port_flits > 1 ? xbar_port_flits : 1;
+}
+
+/* ---------------------------------------------------------------- synthetic traffic */
+static const char *const pattern_names[] = {"uniform", "transpose", "hotspot", "gpu"};
+
+const char *gpuest_net_pattern_name(gpuest_net_pattern_t p) { return (unsigned)p < 4 ? pattern_names[p] : "?"; }
+
+gpuest_err gpuest_net_pattern_parse(const char *name, gpuest_net_pattern_t *out, gpuest_error_t *err)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, pattern_names[i]) == 0) {
+            *out = (gpuest_net_pattern_t)i;
+            return GPUEST_OK;
+        }
+    return gpuest_fail(err, GPUEST_ENOKEY, "unknown traffic '%s': expected uniform, transpose, hotspot or gpu", name);
+}
+
+void gpuest_net_traffic_default(gpuest_net_traffic_t *t)
+{
+    memset(t, 0, sizeof *t);
+    t->pattern = GPUEST_NET_TRAFFIC_UNIFORM;
+    t->rate = 0.1;
+    t->packet_flits = 1;
+    t->request_flits = 1;
+    t->seed = 1;
 }
 
 /* ---------------------------------------------------------------- packet sizing */

@@ -63,6 +63,9 @@ static gpuest_err check_cfg(const gpuest_noc_cfg_t *c, const gpuest_noc_opts_t *
         if (!rf)
             return gpuest_fail(err, GPUEST_EINVAL, "routing of class %d: function %d is not registered", i,
                                o->routing[i]);
+        if (rf->choices > 2) /* flits carry one choice bit (NOC_FLIT_YX) */
+            return gpuest_fail(err, GPUEST_EUNSUPPORTED, "routing %s: %d per-packet choices (the simulator carries 2)",
+                               rf->name, rf->choices);
         int per_class = c->class_split == GPUEST_SPLIT_VIRTUAL ? c->vcs / o->num_classes : c->vcs;
         if (topo.kind == GPUEST_TOPO_MESH && per_class < rf->vc_sets)
             return gpuest_fail(err, GPUEST_ERANGE,
@@ -445,6 +448,7 @@ gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *p, uint
     q->dests = set; /* 0: unicast (a one-node set is sent as unicast) */
     q->flits = p->flits;
     q->cls = (int16_t)p->cls;
+    q->choice = gpuest_net_route_choice(noc->rf[p->cls], id);
     int c = p->cls;
     ni->iq[c][(ni->iq_head[c] + ni->iq_count[c]) % noc->cfg.inject_queue] = k;
     ni->iq_count[c]++;
@@ -615,9 +619,8 @@ static void ni_inject(gpuest_noc_t *noc, noc_ni_t *ni)
                 continue;
         }
         int seq = ni->cur_seq[c]++;
-        int choice = gpuest_net_route_choice(noc->rf[c], q->id);
         uint8_t flags = (uint8_t)((seq == 0 ? NOC_FLIT_HEAD : 0) | (seq == q->flits - 1 ? NOC_FLIT_TAIL : 0) |
-                                  (choice ? NOC_FLIT_YX : 0) | (q->dests ? NOC_FLIT_MCAST : 0));
+                                  (q->choice ? NOC_FLIT_YX : 0) | (q->dests ? NOC_FLIT_MCAST : 0));
         noc_flit_t f = {.pkt = ni->cur[c], .seq = (uint16_t)seq, .dst = (uint16_t)q->dst, .flags = flags, .vc = (uint8_t)vc, .cls = (uint8_t)c};
         noc_ovc_send(noc, &ni->ovc[vc], (flags & NOC_FLIT_TAIL) != 0);
         noc_link_send_flit(noc, ni->link_in, f);

@@ -6,6 +6,7 @@
 
 #include "config/config.h" /* gpuest_noc_cfg_t: the machine's network section (type only) */
 #include "core/core.h"     /* gpuest_err, gpuest_error_t, gpuest_progress_t */
+#include "net/net.h"       /* topology, routing functions, the synthetic traffic description */
 
 #ifdef __cplusplus
 extern "C" {
@@ -153,28 +154,13 @@ gpuest_err gpuest_noc_check(const gpuest_noc_t *noc, gpuest_error_t *err);
 /* ================================================================ synthetic traffic
  * The traffic description shared by the simulator driver and the analytical
  * model: the names uniform, transpose, hotspot and gpu mean the same in both. */
-typedef enum {
-    GPUEST_NOC_TRAFFIC_UNIFORM = 0,   /* destination uniform over all nodes, the source included (as BookSim) */
-    GPUEST_NOC_TRAFFIC_TRANSPOSE = 1, /* (row, col) -> (col, row) */
-    GPUEST_NOC_TRAFFIC_HOTSPOT = 2,   /* destination drawn from hot nodes with the given weights (BookSim hotspot) */
-    GPUEST_NOC_TRAFFIC_GPU = 3        /* SMs send requests to MCs, MCs answer with multi-flit replies */
-} gpuest_noc_pattern_t;
-#define GPUEST_NOC_MAX_HOT 64
-
-typedef struct {
-    gpuest_noc_pattern_t pattern;
-    double rate;                      /* offered flits per node per cycle (gpu: request flits per SM per cycle) */
-    int packet_flits;                 /* packet size (gpu: reply size) */
-    int request_flits;                /* gpu: request size (1) */
-    int hot_nodes[GPUEST_NOC_MAX_HOT];/* hotspot destinations */
-    double hot_weights[GPUEST_NOC_MAX_HOT]; /* relative weights (all equal if 0) */
-    int num_hot;
-    int mc_nodes[GPUEST_MAX_MCS];     /* gpu: MC node ids (gpuest_config_mc_nodes) */
-    int num_mcs;
-    double mcast_fraction;            /* uniform: share of packets sent to a destination set (0: none) */
-    int mcast_min, mcast_max;         /* set size uniform in [min, max]; members uniform over all nodes */
-    uint64_t seed;
-} gpuest_noc_traffic_t;
+typedef gpuest_net_pattern_t gpuest_noc_pattern_t;
+#define GPUEST_NOC_TRAFFIC_UNIFORM GPUEST_NET_TRAFFIC_UNIFORM
+#define GPUEST_NOC_TRAFFIC_TRANSPOSE GPUEST_NET_TRAFFIC_TRANSPOSE
+#define GPUEST_NOC_TRAFFIC_HOTSPOT GPUEST_NET_TRAFFIC_HOTSPOT
+#define GPUEST_NOC_TRAFFIC_GPU GPUEST_NET_TRAFFIC_GPU
+#define GPUEST_NOC_MAX_HOT GPUEST_NET_MAX_HOT
+typedef gpuest_net_traffic_t gpuest_noc_traffic_t; /* the shared description (net.h) */
 
 void gpuest_noc_traffic_default(gpuest_noc_traffic_t *t);
 const char *gpuest_noc_pattern_name(gpuest_noc_pattern_t p);

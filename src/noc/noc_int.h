@@ -37,6 +37,7 @@ typedef struct {
     void *payload;
     int32_t src, dst, flits;
     int16_t cls, hops;       /* hops: routers whose switch the head crossed */
+    int32_t choice;          /* routing function's per-packet choice (O1TURN: 1 = YX), drawn at injection */
     int32_t resv;            /* holds an ejection-queue reservation */
     int32_t next_seq;        /* next flit sequence number expected at the destination */
     uint32_t next_free;      /* free-list link */

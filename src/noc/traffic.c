@@ -7,32 +7,16 @@
 
 #include "noc_int.h"
 
-static const char *const pattern_names[] = {"uniform", "transpose", "hotspot", "gpu"};
+_Static_assert(GPUEST_NET_MAX_MC_NODES >= GPUEST_MAX_MCS, "the traffic description holds every MC node");
 
-const char *gpuest_noc_pattern_name(gpuest_noc_pattern_t p)
-{
-    return (unsigned)p < 4 ? pattern_names[p] : "?";
-}
+const char *gpuest_noc_pattern_name(gpuest_noc_pattern_t p) { return gpuest_net_pattern_name(p); }
 
 gpuest_err gpuest_noc_pattern_parse(const char *name, gpuest_noc_pattern_t *out, gpuest_error_t *err)
 {
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, pattern_names[i]) == 0) {
-            *out = (gpuest_noc_pattern_t)i;
-            return GPUEST_OK;
-        }
-    return gpuest_fail(err, GPUEST_ENOKEY, "unknown traffic '%s': expected uniform, transpose, hotspot or gpu", name);
+    return gpuest_net_pattern_parse(name, out, err);
 }
 
-void gpuest_noc_traffic_default(gpuest_noc_traffic_t *t)
-{
-    memset(t, 0, sizeof *t);
-    t->pattern = GPUEST_NOC_TRAFFIC_UNIFORM;
-    t->rate = 0.1;
-    t->packet_flits = 1;
-    t->request_flits = 1;
-    t->seed = 1;
-}
+void gpuest_noc_traffic_default(gpuest_noc_traffic_t *t) { gpuest_net_traffic_default(t); }
 
 void gpuest_noc_measure_default(gpuest_noc_measure_cfg_t *m)
 {
