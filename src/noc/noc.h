@@ -152,8 +152,7 @@ void gpuest_noc_link_info(const gpuest_noc_t *noc, int link, gpuest_noc_link_t *
 gpuest_err gpuest_noc_check(const gpuest_noc_t *noc, gpuest_error_t *err);
 
 /* ================================================================ synthetic traffic
- * The traffic description shared by the simulator driver and the analytical
- * model: the names uniform, transpose, hotspot and gpu mean the same in both. */
+ * The description is net.h's gpuest_net_traffic_t, shared with the analytical model. */
 typedef gpuest_net_pattern_t gpuest_noc_pattern_t;
 #define GPUEST_NOC_TRAFFIC_UNIFORM GPUEST_NET_TRAFFIC_UNIFORM
 #define GPUEST_NOC_TRAFFIC_TRANSPOSE GPUEST_NET_TRAFFIC_TRANSPOSE
