@@ -245,6 +245,26 @@ static gpuest_err ni_init(gpuest_noc_t *noc, noc_ni_t *ni, int net, int node)
     return GPUEST_OK;
 }
 
+/* Precomputes class c's unicast routes (noc_int.h, rtab) unless the table would pass 1 M entries. */
+static gpuest_err build_route_table(gpuest_noc_t *noc, int c)
+{
+    const gpuest_net_topo_t *t = &noc->topo;
+    const gpuest_net_routing_t *rf = noc->rf[c];
+    size_t n = (size_t)t->routers * (size_t)rf->choices * (size_t)t->nodes;
+    if (n > ((size_t)1 << 20))
+        return GPUEST_OK;
+    noc->rtab[c] = malloc(n * sizeof(int16_t));
+    if (!noc->rtab[c])
+        return GPUEST_ENOMEM;
+    for (int r = 0; r < t->routers; r++)
+        for (int ch = 0; ch < rf->choices; ch++)
+            for (int d = 0; d < t->nodes; d++) {
+                gpuest_net_hop_t h = gpuest_net_route(t, rf, r, d, ch);
+                noc->rtab[c][((size_t)r * rf->choices + ch) * t->nodes + d] = (int16_t)(h.port | (h.vc_set + 1) << 8);
+            }
+    return GPUEST_OK;
+}
+
 gpuest_err gpuest_noc_create(const gpuest_noc_cfg_t *cfg, const gpuest_noc_opts_t *opts, gpuest_noc_t **out,
                              gpuest_error_t *err)
 {
@@ -303,6 +323,8 @@ gpuest_err gpuest_noc_create(const gpuest_noc_cfg_t *cfg, const gpuest_noc_opts_
         if (!noc->ejq[i].v)
             rc = GPUEST_ENOMEM;
     }
+    for (int c = 0; rc == GPUEST_OK && c < o.num_classes; c++)
+        rc = build_route_table(noc, c);
     noc->free_pkt = NOC_NONE;
     if (rc != GPUEST_OK) {
         gpuest_noc_destroy(noc);
@@ -344,6 +366,8 @@ void gpuest_noc_destroy(gpuest_noc_t *noc)
     free(noc->nis);
     free(noc->ejq);
     free(noc->pkts);
+    for (int c = 0; c < GPUEST_NOC_MAX_CLASSES; c++)
+        free(noc->rtab[c]);
     free(noc);
 }
 

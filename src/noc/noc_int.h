@@ -186,6 +186,10 @@ struct gpuest_noc_s {
     gpuest_net_topo_t topo;  /* the shared network description */
     const gpuest_net_routing_t *rf[GPUEST_NOC_MAX_CLASSES]; /* routing function per class */
     int brmax;               /* branches a multicast can take at one router (ports) */
+    /* Unicast routes of class c precomputed from its routing function at creation (the hot path does
+     * a load instead of two calls into src/net): entry [(r * choices + choice) * nodes + dst] holds
+     * port | (vc_set + 1) << 8. NULL for very large networks (the function is called instead). */
+    int16_t *rtab[GPUEST_NOC_MAX_CLASSES];
     int failed;              /* a replica's packet record could not be allocated (reported by check) */
     int nodes, nnets, nports, vcs, bufsz, k;
     int bstride, bmask;      /* ring stride of a VC buffer: power of two >= bufsz */

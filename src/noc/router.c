@@ -50,9 +50,16 @@ static void compute_route(gpuest_noc_t *noc, noc_router_t *r, int iv)
     const gpuest_net_routing_t *rf = noc->rf[f.cls];
     ivc->nbr = 0;
     if (!(f.flags & NOC_FLIT_MCAST)) {
-        gpuest_net_hop_t h = gpuest_net_route(&noc->topo, rf, r->tr, f.dst, choice);
-        ivc->out_port = (int8_t)h.port;
-        ivc->out_set = (int8_t)h.vc_set;
+        const int16_t *tab = noc->rtab[f.cls];
+        if (tab) {
+            int e = tab[((size_t)r->tr * rf->choices + choice) * noc->nodes + f.dst];
+            ivc->out_port = (int8_t)(e & 0xff);
+            ivc->out_set = (int8_t)((e >> 8) - 1);
+        } else {
+            gpuest_net_hop_t h = gpuest_net_route(&noc->topo, rf, r->tr, f.dst, choice);
+            ivc->out_port = (int8_t)h.port;
+            ivc->out_set = (int8_t)h.vc_set;
+        }
         return;
     }
     gpuest_net_branch_t b[GPUEST_NET_MCAST_MAX_NODES];
