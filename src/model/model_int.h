@@ -8,7 +8,6 @@ struct gpuest_model_noc_s {
     gpuest_noc_cfg_t noc;
     gpuest_net_topo_t topo;    /* the network description shared with the simulator */
     const gpuest_net_routing_t *rf[GPUEST_MODEL_MAX_CLASSES]; /* routing function per class */
-    int crossbar;
     int nodes, k;
     int routers, ports;        /* mesh: k*k routers of 5 ports; crossbar: 1 router of `nodes` ports */
     int ncls, nparts, planes;  /* classes; VC partitions (request/reply types); physical networks */

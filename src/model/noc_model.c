@@ -220,7 +220,6 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
     m->noc = *noc;
     m->topo = topo;
-    m->crossbar = topo.kind == GPUEST_TOPO_CROSSBAR;
     m->nodes = nodes;
     m->k = topo.k;
     m->routers = topo.routers;
