@@ -37,7 +37,8 @@ static void usage(FILE *out)
             "Machine (default preset mesh56):\n" CLI_CONFIG_HELP
             "Network (shorthands for --set noc.KEY=V):\n"
             "  --topology mesh|crossbar  --k N  --vcs N  --buffer FLITS\n"
-            "  --routing xy|yx|xy-yx|yx-xy  dimension order of requests[-replies]\n"
+            "  --routing F[-G]      routing function of requests [-replies]: xy, yx, o1turn\n"
+            "                       (e.g. xy-yx: XY requests, YX replies)\n"
             "  --split virtual|physical  message classes on VC partitions or separate networks\n"
             "  --placement bottom|top-bottom|edge|diamond  MC placement (gpu traffic)\n"
             "Traffic:\n"
@@ -47,6 +48,10 @@ static void usage(FILE *out)
             "  --rate R             offered flits per node per cycle (default 0.1)\n"
             "  --packet-flits N     packet size (default 1)\n"
             "  --hot N0,N1,...[:W0,W1,...]  hotspot nodes and weights (default: node 0)\n"
+            "  --multicast F        uniform: share F of the packets go to a destination set,\n"
+            "                       replicated in the routers (DOR multicast tree)\n"
+            "  --mcast-size N|A-B   set size: N, or uniform in A..B (default 2-4); members\n"
+            "                       uniform over all nodes; each member counts as a packet\n"
             "  --seed S             random seed (default 1)\n"
             "Measurement:\n"
             "  --sample-period N    cycles per sample period (default 10000)\n"
@@ -68,6 +73,8 @@ typedef struct {
     cli_config_t cc;
     const char *csv, *booksim, *model;
     const char *topology, *routing, *split, *placement, *traffic, *hot;
+    double mcast_fraction;
+    long mcast_min, mcast_max;
     long k, vcs, buffer, packet_flits, sample_period, warmup_periods, max_samples, refine;
     double rate, step, max_rate, latency_thres;
     unsigned long long seed;
@@ -89,6 +96,21 @@ typedef struct {
     char routing_name[GPUEST_NAME_MAX];
 } noc_setup_t;
 
+/* "N" or "A-B": a multicast set-size range, 2 <= A <= B <= 64. */
+static int parse_range(const char *v, long *lo, long *hi)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", v);
+    char *dash = strchr(buf, '-');
+    if (dash)
+        *dash++ = '\0';
+    if (cli_parse_int(CMD, "mcast-size", buf, 2, 64, lo) || cli_parse_int(CMD, "mcast-size", dash ? dash : buf, 2, 64, hi))
+        return 2;
+    if (*hi < *lo)
+        return cli_usage_error(CMD, "--mcast-size %s: expected N or A-B with A <= B", v);
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, noc_opts_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -105,6 +127,8 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
     o->max_samples = 10;
     o->latency_thres = 500;
     o->k = o->vcs = o->buffer = -1;
+    o->mcast_min = 2;
+    o->mcast_max = 4;
     cli_args_t a;
     cli_args_init(&a, argc, argv, CMD);
     while (cli_args_next(&a)) {
@@ -166,6 +190,12 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
             if (cli_parse_double(CMD, "rate", v, 0.0, 64.0, &o->rate))
                 return 2;
             o->have_rate = 1;
+        } else if (cli_args_is(&a, "multicast")) {
+            if (cli_parse_double(CMD, "multicast", v, 0.0, 1.0, &o->mcast_fraction))
+                return 2;
+        } else if (cli_args_is(&a, "mcast-size")) {
+            if (parse_range(v, &o->mcast_min, &o->mcast_max))
+                return 2;
         } else if (cli_args_is(&a, "seed")) {
             if (cli_parse_u64(CMD, "seed", v, &o->seed))
                 return 2;
@@ -204,28 +234,32 @@ static int parse_opts(int argc, char **argv, noc_opts_t *o)
     return 0;
 }
 
+/* --routing F or F-G: routing function of requests (and of replies when G is given), any name of the
+ * routing registry (src/net). The CSV name keeps BookSim's "dor" for XY everywhere. */
 static int parse_routing(const char *s, gpuest_noc_cfg_t *c, char *name, size_t cap)
 {
-    static const struct {
-        const char *opt, *csv;
-        gpuest_routing_t req, rep;
-    } t[] = {
-        {"xy", "dor", GPUEST_ROUTE_XY, GPUEST_ROUTE_XY},       {"xy-xy", "dor", GPUEST_ROUTE_XY, GPUEST_ROUTE_XY},
-        {"yx", "yx", GPUEST_ROUTE_YX, GPUEST_ROUTE_YX},        {"yx-yx", "yx", GPUEST_ROUTE_YX, GPUEST_ROUTE_YX},
-        {"xy-yx", "xy_yx", GPUEST_ROUTE_XY, GPUEST_ROUTE_YX}, {"yx-xy", "yx_xy", GPUEST_ROUTE_YX, GPUEST_ROUTE_XY},
-        {"dor", "dor", GPUEST_ROUTE_XY, GPUEST_ROUTE_XY},
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (s && strcmp(s, t[i].opt) == 0) {
-            c->routing_request = t[i].req;
-            c->routing_reply = t[i].rep;
-        }
-    if (s && strcmp(s, "xy") && strcmp(s, "xy-xy") && strcmp(s, "yx") && strcmp(s, "yx-yx") && strcmp(s, "xy-yx") &&
-        strcmp(s, "yx-xy") && strcmp(s, "dor"))
-        return cli_usage_error(CMD, "--routing %s: expected xy, yx, xy-yx or yx-xy", s);
-    const char *n = c->routing_request == GPUEST_ROUTE_XY ? (c->routing_reply == GPUEST_ROUTE_XY ? "dor" : "xy_yx")
-                                                          : (c->routing_reply == GPUEST_ROUTE_YX ? "yx" : "yx_xy");
-    snprintf(name, cap, "%s", n);
+    if (s) {
+        char req[GPUEST_NAME_MAX], *rep;
+        snprintf(req, sizeof req, "%s", strcmp(s, "dor") == 0 ? "xy" : s);
+        rep = strchr(req, '-');
+        if (rep)
+            *rep++ = '\0';
+        gpuest_error_t err;
+        gpuest_error_clear(&err);
+        gpuest_routing_t a, b;
+        if (gpuest_net_routing_find(req, &a, &err) != GPUEST_OK ||
+            gpuest_net_routing_find(rep ? rep : req, &b, &err) != GPUEST_OK)
+            return cli_usage_error(CMD, "--routing %s: %s", s, err.msg);
+        c->routing_request = a;
+        c->routing_reply = b;
+    }
+    const char *rq = gpuest_net_routing_name(c->routing_request), *rp = gpuest_net_routing_name(c->routing_reply);
+    if (c->routing_request == c->routing_reply)
+        snprintf(name, cap, "%s", c->routing_request == GPUEST_ROUTE_XY ? "dor" : rq);
+    else if (c->routing_request == GPUEST_ROUTE_XY && c->routing_reply == GPUEST_ROUTE_YX)
+        snprintf(name, cap, "xy_yx"); /* the name earlier CSV files used for XY requests, YX replies */
+    else
+        snprintf(name, cap, "%s_%s", rq, rp);
     return 0;
 }
 
@@ -325,6 +359,9 @@ static int setup_from_machine(noc_opts_t *o, noc_setup_t *s)
     s->traffic.rate = o->rate;
     s->traffic.packet_flits = (int)o->packet_flits;
     s->traffic.seed = o->seed;
+    s->traffic.mcast_fraction = o->mcast_fraction;
+    s->traffic.mcast_min = (int)o->mcast_min;
+    s->traffic.mcast_max = (int)o->mcast_max;
     gpuest_error_t err;
     gpuest_error_clear(&err);
     if (o->traffic) {
@@ -439,23 +476,6 @@ static int emit(const noc_opts_t *o, const noc_setup_t *s, const noc_row_t *rows
 
 /* ------------------------------------------------------------ analytical model */
 
-/* The same traffic description in the model's terms. */
-static gpuest_err model_pattern(const noc_setup_t *s, gpuest_model_pattern_t *p, gpuest_error_t *err)
-{
-    GPUEST_TRY(gpuest_model_pattern_init(p, gpuest_noc_pattern_name(s->traffic.pattern), err));
-    p->packet_flits = s->traffic.packet_flits;
-    if (s->traffic.pattern == GPUEST_NOC_TRAFFIC_GPU) {
-        p->reply_flits = s->traffic.packet_flits;
-        p->request_flits = s->traffic.request_flits;
-    }
-    p->num_hotspots = s->traffic.num_hot;
-    for (int i = 0; i < s->traffic.num_hot && i < GPUEST_MODEL_MAX_HOTSPOTS; i++) {
-        p->hotspot_nodes[i] = s->traffic.hot_nodes[i];
-        p->hotspot_rates[i] = s->traffic.hot_weights[i];
-    }
-    return GPUEST_OK;
-}
-
 /* Evaluates the model at one rate into a simulator-shaped result row. */
 static gpuest_err model_row(const gpuest_config_t *cfg, const gpuest_model_pattern_t *p, double rate,
                             gpuest_noc_result_t *out, gpuest_error_t *err)
@@ -565,7 +585,7 @@ int cli_cmd_noc(int argc, char **argv)
     gpuest_model_pattern_t pattern;
     model_config(&o, &s, &mcfg);
     int analytic_only = strcmp(o.model, "analytic") == 0 && !o.compare;
-    gpuest_err e = model_pattern(&s, &pattern, &err);
+    gpuest_err e = gpuest_model_pattern_from_traffic(&pattern, &s.traffic, &err);
     if (e == GPUEST_OK && analytic_only) {
         if (o.sweep) {
             e = model_sweep(&o, &mcfg, &pattern, rows, &n, &err);

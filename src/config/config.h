@@ -3,6 +3,7 @@
 #define GPUEST_CONFIG_H
 
 #include "core/core.h"
+#include "net/net.h" /* gpuest_topology_t, gpuest_routing_t: the shared network description */
 
 #ifdef __cplusplus
 extern "C" {
@@ -11,8 +12,6 @@ extern "C" {
 #define GPUEST_MAX_MCS 64
 #define GPUEST_NAME_MAX 32
 
-typedef enum { GPUEST_TOPO_MESH = 0, GPUEST_TOPO_CROSSBAR = 1 } gpuest_topology_t;
-typedef enum { GPUEST_ROUTE_XY = 0, GPUEST_ROUTE_YX = 1 } gpuest_routing_t;
 /* How message classes are kept apart: VC partitions of one network or separate networks. */
 typedef enum { GPUEST_SPLIT_VIRTUAL = 0, GPUEST_SPLIT_PHYSICAL = 1 } gpuest_class_split_t;
 typedef enum {

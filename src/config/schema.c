@@ -6,7 +6,6 @@
 #define OFF(field) offsetof(gpuest_config_t, field)
 
 static const char *const topology_names[] = {"mesh", "crossbar", NULL};
-static const char *const routing_names[] = {"xy", "yx", NULL};
 static const char *const split_names[] = {"virtual", "physical", NULL};
 static const char *const placement_names[] = {"bottom", "top_bottom", "edge", "diamond", "list", NULL};
 static const char *const warp_sched_names[] = {"gto", "lrr", NULL};
@@ -95,9 +94,9 @@ const config_key config_keys[] = {
     {"noc", "credit_delay", KEY_INT, OFF(noc.credit_delay), 0, 16, NULL, "BookSim credit_delay"},
     {"noc", "output_delay", KEY_INT, OFF(noc.output_delay), 0, 16, NULL, "BookSim output_delay"},
     {"noc", "link_latency", KEY_INT, OFF(noc.link_latency), 1, 64, NULL, "link traversal (interconnect cycles)"},
-    {"noc", "routing_request", KEY_ENUM, OFF(noc.routing_request), 0, 0, routing_names,
+    {"noc", "routing_request", KEY_ENUM, OFF(noc.routing_request), 0, 0, gpuest_net_routing_names,
      "dimension order of the request class"},
-    {"noc", "routing_reply", KEY_ENUM, OFF(noc.routing_reply), 0, 0, routing_names,
+    {"noc", "routing_reply", KEY_ENUM, OFF(noc.routing_reply), 0, 0, gpuest_net_routing_names,
      "dimension order of the reply class"},
     {"noc", "class_split", KEY_ENUM, OFF(noc.class_split), 0, 0, split_names,
      "message classes on VC partitions of one network or on separate networks"},

@@ -159,10 +159,7 @@ const char *gpuest_topology_name(gpuest_topology_t t)
 {
     return t == GPUEST_TOPO_MESH ? "mesh" : "crossbar";
 }
-const char *gpuest_routing_name(gpuest_routing_t r)
-{
-    return r == GPUEST_ROUTE_XY ? "xy" : "yx";
-}
+const char *gpuest_routing_name(gpuest_routing_t r) { return gpuest_net_routing_name(r); }
 const char *gpuest_mc_placement_name(gpuest_mc_placement_t p)
 {
     static const char *const names[] = {"bottom", "top_bottom", "edge", "diamond", "list"};

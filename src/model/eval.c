@@ -62,9 +62,9 @@ static double blocking_share(const gpuest_model_noc_t *m, int c)
  * VC (the share of the packet the downstream buffer cannot absorb waits with the head). */
 static double vc_blocking(const gpuest_model_noc_t *m, int r, int o, int c)
 {
-    if (m->crossbar || o == GPUEST_PORT_LOCAL)
+    int in, nb = noc_next(m, r, o, &in);
+    if (nb < 0) /* ejection: the NI absorbs the packet */
         return 0.0;
-    int in, nb = noc_mesh_next(m, r, o, &in);
     size_t j = ((size_t)m->part[c] * m->routers + nb) * m->ports + in;
     return blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
 }
@@ -72,9 +72,9 @@ static double vc_blocking(const gpuest_model_noc_t *m, int r, int o, int c)
 /* A request the MC refuses keeps the ejection channel busy for the whole refusal. */
 static double refusal(const gpuest_model_noc_t *m, int r, int o, int c)
 {
-    if (!m->crossbar && o != GPUEST_PORT_LOCAL)
+    int dst = gpuest_net_eject_node(&m->topo, r, o);
+    if (dst < 0)
         return 0.0;
-    int dst = m->crossbar ? o : r;
     return (m->is_request[c] && m->mc[dst]) ? m->w_bp[dst] : 0.0;
 }
 
@@ -189,7 +189,7 @@ static double inject_stretch(const gpuest_model_noc_t *m, int plane, int r, int 
 /* Time one packet of class c holds the injection channel of node n. */
 static double inject_service(const gpuest_model_noc_t *m, int n, int c, double scale, double conflict)
 {
-    int r = m->crossbar ? 0 : n, i = m->crossbar ? n : GPUEST_PORT_LOCAL;
+    int r = gpuest_net_router_of(&m->topo, n), i = gpuest_net_local_port(&m->topo, n);
     size_t j = ((size_t)m->part[c] * m->routers + r) * m->ports + i;
     double s = inject_stretch(m, m->plane[c], r, i, scale, conflict);
     return m->len[c] * s / m->width + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
@@ -281,10 +281,11 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
         if (out->saturated)
             continue;
         double hw = 0.0, sq = 0.0, mq = 0.0, rq = 0.0;
+        double fan = m->cls_inj[c] > 0.0 ? p / m->cls_inj[c] : 1.0; /* deliveries per injected packet */
         for (int r = 0; r < m->routers; r++)
             for (int i = 0; i < m->ports; i++)
                 for (int o = 0; o < m->ports; o++) {
-                    double l = m->pk[noc_pk_idx(m, r, i, o, c)];
+                    double l = m->pkd[noc_pk_idx(m, r, i, o, c)]; /* one wait per delivery behind it */
                     if (l > 0.0)
                         hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + r) * m->ports + i] +
                                    m->w_out[((size_t)m->plane[c] * m->routers + r) * m->ports + o]);
@@ -292,9 +293,9 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
         for (int n = 0; n < m->nodes; n++) {
             double li = m->inj[(size_t)n * m->ncls + c], la = m->arr[(size_t)n * m->ncls + c];
             if (m->mc[n] && m->part[c] == 1)
-                mq += li * m->w_mcq[n];
+                mq += li * fan * m->w_mcq[n];
             else
-                sq += li * m->w_src[(size_t)m->plane[c] * m->nodes + n];
+                sq += li * fan * m->w_src[(size_t)m->plane[c] * m->nodes + n];
             if (m->is_request[c] && m->mc[n])
                 rq += la * m->w_bp[n];
         }
@@ -331,10 +332,14 @@ gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpue
         return gpuest_fail(err, GPUEST_ERANGE, "NoC model: rate scale must be finite and >= 0 (got %g)", scale);
     reset_state(m);
     port_loads(m, scale);
-    double flits = 0.0;
-    for (int c = 0; c < m->ncls; c++)
-        flits += m->cls_pk[c] * m->len[c] * scale;
+    double flits = 0.0, delivered = 0.0;
+    for (int c = 0; c < m->ncls; c++) {
+        flits += m->cls_inj[c] * m->len[c] * scale;
+        delivered += m->cls_pk[c] * m->len[c] * scale;
+    }
     out->offered_rate = m->injecting > 0 ? flits / m->injecting : 0.0;
+    /* accepted = flits ejected per injecting node: a multicast packet is accepted once per member */
+    double fanout = flits > 0.0 ? delivered / flits : 1.0;
     int sat = 0, mcs = 0, converged = 0;
     double stall = 0.0;
     for (int it = 1; it <= params->max_iter && !sat; it++) {
@@ -364,8 +369,9 @@ gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpue
         out->accepted_rate = out->max_util > 0.0 ? out->offered_rate / out->max_util : 0.0;
         if (out->accepted_rate > out->offered_rate)
             out->accepted_rate = out->offered_rate;
+        out->accepted_rate *= fanout;
     } else {
-        out->accepted_rate = out->offered_rate;
+        out->accepted_rate = out->offered_rate * fanout;
     }
     class_results(m, out, scale);
     if (sat)

@@ -4,6 +4,7 @@
 
 #include "config/config.h" /* gpuest_noc_cfg_t, gpuest_config_t, gpuest_routing_t */
 #include "core/core.h"     /* gpuest_err, gpuest_error_t */
+#include "net/net.h"       /* ports, topologies and routing functions shared with the simulator */
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +45,16 @@ gpuest_err gpuest_model_md1k(double lambda, double d, int k, gpuest_model_md1k_t
 /* Packets per cycle for every (class, source, destination). Class c has one packet length and
  * one routing function. A class with reply_class >= 0 triggers, at the destination, one packet of
  * reply_class per packet (requests -> replies); the MC reply path is modelled at those nodes. */
+/* A multicast flow: packets per cycle from src, each delivered to a destination set. The set is
+ * `dests` itself when size_min = 0; otherwise every packet draws its set size uniformly in
+ * [size_min, size_max] and its members uniformly without replacement from the candidates `dests`. */
+typedef struct {
+    int cls, src;
+    gpuest_net_dests_t dests; /* node bit mask (nodes 0..63) */
+    int size_min, size_max;
+    double rate;              /* packets per cycle */
+} gpuest_model_mcast_t;
+
 typedef struct {
     int num_nodes;
     int num_classes;
@@ -52,13 +63,18 @@ typedef struct {
     int reply_class[GPUEST_MODEL_MAX_CLASSES]; /* -1: none */
     char class_name[GPUEST_MODEL_MAX_CLASSES][GPUEST_NAME_MAX];
     double *rate; /* rate[(c * N + src) * N + dst], packets per cycle; owned */
+    gpuest_model_mcast_t *mcast; /* multicast flows; owned */
+    int num_mcast, cap_mcast;
 } gpuest_model_traffic_t;
 
 gpuest_err gpuest_model_traffic_init(gpuest_model_traffic_t *t, int num_nodes, int num_classes,
                                      gpuest_error_t *err);
 void gpuest_model_traffic_free(gpuest_model_traffic_t *t);
 double *gpuest_model_traffic_at(gpuest_model_traffic_t *t, int cls, int src, int dst);
-/* Total offered flits per cycle of one class (all pairs). */
+/* Appends a multicast flow (copied). */
+gpuest_err gpuest_model_traffic_add_mcast(gpuest_model_traffic_t *t, const gpuest_model_mcast_t *f,
+                                          gpuest_error_t *err);
+/* Total offered flits per cycle of one class (all pairs, multicast packets once). */
 double gpuest_model_traffic_flits(const gpuest_model_traffic_t *t, int cls);
 
 /* Synthetic patterns, with the names the NoC simulator uses:
@@ -79,10 +95,16 @@ typedef struct {
     int request_flits;                         /* gpu: 0 = from the config (1 head flit) */
     int reply_flits;                           /* gpu: 0 = from the config (head + line) */
     double write_fraction;                     /* gpu: share of requests that are writes */
+    double mcast_fraction;                     /* uniform: share of packets sent to a destination set */
+    int mcast_min, mcast_max;                  /* set size drawn uniformly in [min, max] from all nodes */
 } gpuest_model_pattern_t;
 
 /* A pattern of the given name with defaults (packet_flits 1, no hotspots, gpu sizes from config). */
 gpuest_err gpuest_model_pattern_init(gpuest_model_pattern_t *p, const char *name, gpuest_error_t *err);
+/* The shared synthetic-traffic description (net.h, also the NoC simulator's) as a pattern: the
+ * same name, packet sizes (gpu: packet_flits is the reply), hotspots and multicast sets. */
+gpuest_err gpuest_model_pattern_from_traffic(gpuest_model_pattern_t *p, const gpuest_net_traffic_t *tr,
+                                             gpuest_error_t *err);
 /* Builds the traffic matrix of pattern p at rate on the network of cfg (initialises t). */
 gpuest_err gpuest_model_traffic_build(gpuest_model_traffic_t *t, const gpuest_model_pattern_t *p,
                                       const gpuest_config_t *cfg, double rate, gpuest_error_t *err);
@@ -130,7 +152,7 @@ typedef struct {
     double avg_network_latency;
     double max_util;            /* largest utilisation of any queue */
     int bottleneck_router;      /* where max_util occurs */
-    int bottleneck_port;        /* port index (mesh: 0 E, 1 W, 2 N, 3 S, 4 local) */
+    int bottleneck_port;        /* port index (mesh: GPUEST_NET_PORT_*: 0 E, 1 W, 2 S, 3 N, 4 local) */
     int bottleneck_kind;        /* 0 output port, 1 input VC, 2 MC reply injection, 3 source queue */
     double mc_full_prob;        /* max over MCs: reply queue full (requests refused) */
     double mc_stall_ratio;      /* mean over MCs: reply ready but NI queue full */
@@ -139,8 +161,7 @@ typedef struct {
     gpuest_model_class_result_t cls[GPUEST_MODEL_MAX_CLASSES];
 } gpuest_model_result_t;
 
-#define GPUEST_MODEL_MESH_PORTS 5
-enum { GPUEST_PORT_E = 0, GPUEST_PORT_W = 1, GPUEST_PORT_N = 2, GPUEST_PORT_S = 3, GPUEST_PORT_LOCAL = 4 };
+#define GPUEST_MODEL_MESH_PORTS GPUEST_NET_MESH_PORTS /* port numbers: GPUEST_NET_PORT_* (net.h) */
 
 /* Builds the model of traffic t on the network of cfg (mesh or crossbar). Nodes that inject a
  * reply class run the MC reply path. Routes and per-port loads are computed here once.

@@ -6,7 +6,8 @@
 
 struct gpuest_model_noc_s {
     gpuest_noc_cfg_t noc;
-    int crossbar;
+    gpuest_net_topo_t topo;    /* the network description shared with the simulator */
+    const gpuest_net_routing_t *rf[GPUEST_MODEL_MAX_CLASSES]; /* routing function per class */
     int nodes, k;
     int routers, ports;        /* mesh: k*k routers of 5 ports; crossbar: 1 router of `nodes` ports */
     int ncls, nparts, planes;  /* classes; VC partitions (request/reply types); physical networks */
@@ -23,7 +24,11 @@ struct gpuest_model_noc_s {
     double *arr;       /* packets/cycle ejected, [n * C + c] */
     int *mc;           /* 1 if node n injects a reply class (runs the MC reply path) */
     int injecting;     /* nodes that inject any traffic */
-    double cls_pk[GPUEST_MODEL_MAX_CLASSES], cls_hops[GPUEST_MODEL_MAX_CLASSES];
+    double *pkd;       /* deliveries/cycle behind each hop (latency weights; = pk without multicast), as pk */
+    int *cnt;          /* scratch: candidates routed through each hop, [(r * P + i) * P + o] */
+    size_t *touched;   /* scratch: hops with cnt > 0 */
+    double cls_inj[GPUEST_MODEL_MAX_CLASSES]; /* packets/cycle injected (a multicast packet once) */
+    double cls_pk[GPUEST_MODEL_MAX_CLASSES], cls_hops[GPUEST_MODEL_MAX_CLASSES]; /* per delivery */
     double cls_t0[GPUEST_MODEL_MAX_CLASSES]; /* sum of rate * zero-load pipeline latency */
     /* state of one evaluation */
     double *w_out;     /* wait for an output port, [(plane * R + r) * P + o] */
@@ -41,13 +46,10 @@ static inline size_t noc_pk_idx(const gpuest_model_noc_t *m, int r, int i, int o
     return (((size_t)r * m->ports + i) * m->ports + o) * m->ncls + c;
 }
 
-/* Next router and its input port when leaving mesh router r through output port o (0..3). */
-static inline int noc_mesh_next(const gpuest_model_noc_t *m, int r, int o, int *in_port)
+/* Next router and its input port when leaving router r through output port o; -1 for an ejection port. */
+static inline int noc_next(const gpuest_model_noc_t *m, int r, int o, int *in_port)
 {
-    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
-    static const int opposite[4] = {GPUEST_PORT_W, GPUEST_PORT_E, GPUEST_PORT_S, GPUEST_PORT_N};
-    *in_port = opposite[o];
-    return (r % m->k + dx[o]) + (r / m->k + dy[o]) * m->k;
+    return gpuest_net_next(&m->topo, r, o, in_port);
 }
 
 #endif

@@ -6,27 +6,27 @@
 #include "model/model.h"
 #include "model/model_int.h"
 
-/* Output port taken at router r towards dst under XY or YX dimension-order routing. */
-static int mesh_route(const gpuest_model_noc_t *m, int r, int dst, gpuest_routing_t rt)
-{
-    int x = r % m->k, y = r / m->k, tx = dst % m->k, ty = dst / m->k;
-    int xport = tx > x ? GPUEST_PORT_E : GPUEST_PORT_W, yport = ty > y ? GPUEST_PORT_N : GPUEST_PORT_S;
-    if (rt == GPUEST_ROUTE_YX) {
-        if (ty != y)
-            return yport;
-        return tx != x ? xport : GPUEST_PORT_LOCAL;
-    }
-    if (tx != x)
-        return xport;
-    return ty != y ? yport : GPUEST_PORT_LOCAL;
-}
-
 int gpuest_model_noc_hops(const gpuest_model_noc_t *m, int cls, int src, int dst)
 {
-    (void)cls; /* XY and YX have the same length */
-    if (m->crossbar)
-        return 0;
-    return abs(src % m->k - dst % m->k) + abs(src / m->k - dst / m->k);
+    (void)cls; /* every registered routing function is minimal */
+    return gpuest_net_hops(&m->topo, src, dst);
+}
+
+/* Calls visit(m, idx, arg) for every hop (router, input port, output port) of the route from src to dst
+ * under routing choice ch, ejection hop included; idx = (r * P + in) * P + out. */
+static void walk_route(gpuest_model_noc_t *m, int c, int src, int dst, int ch,
+                       void (*visit)(gpuest_model_noc_t *m, size_t idx, void *arg), void *arg)
+{
+    const gpuest_net_topo_t *t = &m->topo;
+    int r = gpuest_net_router_of(t, src), in = gpuest_net_local_port(t, src);
+    for (;;) {
+        gpuest_net_hop_t h = gpuest_net_route(t, m->rf[c], r, dst, ch);
+        visit(m, ((size_t)r * m->ports + in) * m->ports + h.port, arg);
+        int nb = gpuest_net_next(t, r, h.port, &in);
+        if (nb < 0)
+            break;
+        r = nb;
+    }
 }
 
 static int router_delay(const gpuest_noc_cfg_t *noc)
@@ -42,7 +42,7 @@ static int link_delay(const gpuest_noc_cfg_t *noc)
 
 static int port_width(const gpuest_noc_cfg_t *noc)
 {
-    return (noc->topology == GPUEST_TOPO_CROSSBAR && noc->xbar_port_flits > 1) ? noc->xbar_port_flits : 1;
+    return gpuest_net_port_flits(noc->topology, noc->xbar_port_flits);
 }
 
 /* Zero-load latency: every router on the path (hops + 1 of them) costs its pipeline, every
@@ -61,6 +61,9 @@ void gpuest_model_noc_destroy(gpuest_model_noc_t *m)
     if (!m)
         return;
     free(m->pk);
+    free(m->pkd);
+    free(m->cnt);
+    free(m->touched);
     free(m->inj);
     free(m->arr);
     free(m->mc);
@@ -79,6 +82,9 @@ static gpuest_err alloc_arrays(gpuest_model_noc_t *m, gpuest_error_t *err)
 {
     size_t rp = (size_t)m->routers * m->ports, n = (size_t)m->nodes;
     m->pk = calloc(rp * m->ports * m->ncls, sizeof(double));
+    m->pkd = calloc(rp * m->ports * m->ncls, sizeof(double));
+    m->cnt = calloc(rp * m->ports, sizeof(int));
+    m->touched = calloc(rp * m->ports, sizeof(size_t));
     m->inj = calloc(n * m->ncls, sizeof(double));
     m->arr = calloc(n * m->ncls, sizeof(double));
     m->mc = calloc(n, sizeof(int));
@@ -90,33 +96,109 @@ static gpuest_err alloc_arrays(gpuest_model_noc_t *m, gpuest_error_t *err)
     m->w_mcq = calloc(n, sizeof(double));
     m->util_out = calloc(rp * m->planes, sizeof(double));
     m->w_src = calloc(n * m->planes, sizeof(double));
-    if (!m->pk || !m->inj || !m->arr || !m->mc || !m->w_out || !m->w_vc || !m->w_down || !m->util_in || !m->w_bp ||
+    if (!m->pk || !m->pkd || !m->cnt || !m->touched || !m->inj || !m->arr || !m->mc || !m->w_out || !m->w_vc || !m->w_down || !m->util_in || !m->w_bp ||
         !m->w_mcq || !m->util_out || !m->w_src)
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
     return GPUEST_OK;
 }
 
-/* Adds one flow (rate packets/cycle) along its route to the per-port loads. */
-static void add_flow(gpuest_model_noc_t *m, const gpuest_model_traffic_t *t, int c, int s, int d, double rate)
+/* A delivery of rate packets/cycle from s to d: arrivals and the per-class latency weights. */
+static void add_delivery(gpuest_model_noc_t *m, int c, int s, int d, double rate)
 {
-    m->inj[(size_t)s * m->ncls + c] += rate;
     m->arr[(size_t)d * m->ncls + c] += rate;
     m->cls_pk[c] += rate;
     int hops = gpuest_model_noc_hops(m, c, s, d);
     m->cls_hops[c] += rate * hops;
     m->cls_t0[c] += rate * (gpuest_model_zero_load(&m->noc, hops, 1)); /* serialization kept apart */
-    if (m->crossbar) {
-        m->pk[noc_pk_idx(m, 0, s, d, c)] += rate;
-        return;
+}
+
+typedef struct {
+    int c;
+    double rate;
+} flow_arg_t;
+
+static void visit_unicast(gpuest_model_noc_t *m, size_t idx, void *arg)
+{
+    const flow_arg_t *a = arg;
+    m->pk[idx * m->ncls + a->c] += a->rate;
+    m->pkd[idx * m->ncls + a->c] += a->rate;
+}
+
+/* Adds one unicast flow (rate packets/cycle) along its route to the per-port loads; a routing
+ * function with several orders (O1TURN) spreads it evenly over them. */
+static void add_flow(gpuest_model_noc_t *m, int c, int s, int d, double rate)
+{
+    m->inj[(size_t)s * m->ncls + c] += rate;
+    m->cls_inj[c] += rate;
+    add_delivery(m, c, s, d, rate);
+    int nch = m->rf[c]->choices;
+    flow_arg_t a = {.c = c, .rate = rate / nch};
+    for (int ch = 0; ch < nch; ch++)
+        walk_route(m, c, s, d, ch, visit_unicast, &a);
+}
+
+/* ---------------------------------------------------------------- multicast link loads */
+typedef struct {
+    size_t *touched;
+    int n;
+} count_arg_t;
+
+static void visit_count(gpuest_model_noc_t *m, size_t idx, void *arg)
+{
+    count_arg_t *a = arg;
+    if (m->cnt[idx]++ == 0)
+        a->touched[a->n++] = idx;
+}
+
+/* Probability that a set of s members drawn uniformly without replacement from n candidates
+ * contains at least one of the `hit` candidates: 1 - C(n - hit, s) / C(n, s). */
+static double p_any(int n, int hit, int s)
+{
+    double none = 1.0;
+    for (int i = 0; i < s; i++)
+        none *= n - hit - i > 0 ? (double)(n - hit - i) / (double)(n - i) : 0.0;
+    return 1.0 - none;
+}
+
+/* One multicast flow: the replication tree carries one copy per link, so a hop is loaded by the
+ * flow's rate times the probability that the set contains a destination routed through it (1 for a
+ * fixed set: the union of the unicast paths). Latency weights (pkd) count one delivery per member. */
+static gpuest_err add_mcast_flow(gpuest_model_noc_t *m, const gpuest_model_mcast_t *f, gpuest_error_t *err)
+{
+    int c = f->cls, s = f->src, cand[GPUEST_NET_MCAST_MAX_NODES], n = 0;
+    if (c < 0 || c >= m->ncls || s < 0 || s >= m->nodes || !(f->rate >= 0.0) || !isfinite(f->rate))
+        return gpuest_fail(err, GPUEST_ERANGE, "NoC model: multicast flow class %d from node %d at rate %g", c, s,
+                           f->rate);
+    for (gpuest_net_dests_t d = f->dests; d; d &= d - 1)
+        cand[n++] = __builtin_ctzll(d);
+    if (n < 1 || cand[n - 1] >= m->nodes || f->size_min < 0 || f->size_max > n ||
+        (f->size_min > 0 && f->size_max < f->size_min))
+        return gpuest_fail(err, GPUEST_EINVAL,
+                           "NoC model: multicast flow from node %d: %d candidates (up to node %d) for set sizes %d..%d",
+                           s, n, n ? cand[n - 1] : -1, f->size_min, f->size_max);
+    int lo = f->size_min > 0 ? f->size_min : n, hi = f->size_min > 0 ? f->size_max : n;
+    double mean = 0.5 * (lo + hi), q = mean / n; /* each candidate's chance to be in the set */
+    m->inj[(size_t)s * m->ncls + c] += f->rate;
+    m->cls_inj[c] += f->rate;
+    for (int i = 0; i < n; i++)
+        add_delivery(m, c, s, cand[i], f->rate * q);
+    int nch = m->rf[c]->choices;
+    for (int ch = 0; ch < nch; ch++) {
+        count_arg_t a = {.touched = m->touched, .n = 0};
+        for (int i = 0; i < n; i++)
+            walk_route(m, c, s, cand[i], ch, visit_count, &a);
+        for (int j = 0; j < a.n; j++) {
+            size_t idx = a.touched[j];
+            double used = 0.0;
+            for (int size = lo; size <= hi; size++)
+                used += p_any(n, m->cnt[idx], size);
+            used /= hi - lo + 1;
+            m->pk[idx * m->ncls + c] += f->rate * used / nch;
+            m->pkd[idx * m->ncls + c] += f->rate * q * m->cnt[idx] / nch;
+            m->cnt[idx] = 0;
+        }
     }
-    int r = s, in = GPUEST_PORT_LOCAL;
-    for (;;) {
-        int o = mesh_route(m, r, d, t->routing[c]);
-        m->pk[noc_pk_idx(m, r, in, o, c)] += rate;
-        if (o == GPUEST_PORT_LOCAL)
-            break;
-        r = noc_mesh_next(m, r, o, &in);
-    }
+    return GPUEST_OK;
 }
 
 gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_model_traffic_t *t,
@@ -124,10 +206,9 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
 {
     const gpuest_noc_cfg_t *noc = &cfg->noc;
     *out = NULL;
-    int crossbar = noc->topology == GPUEST_TOPO_CROSSBAR;
-    int nodes = crossbar ? t->num_nodes : noc->k * noc->k;
-    if (!crossbar && (noc->k < 1 || noc->k > 64))
-        return gpuest_fail(err, GPUEST_EINVAL, "NoC model: mesh side k=%d outside 1..64", noc->k);
+    gpuest_net_topo_t topo;
+    GPUEST_TRY(gpuest_net_topo_init(&topo, noc->topology, noc->k, t->num_nodes, err));
+    int nodes = topo.nodes;
     if (t->num_nodes != nodes)
         return gpuest_fail(err, GPUEST_EMISMATCH, "NoC model: traffic has %d nodes, the network %d", t->num_nodes,
                            nodes);
@@ -138,12 +219,20 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
     if (!m)
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
     m->noc = *noc;
-    m->crossbar = crossbar;
+    m->topo = topo;
     m->nodes = nodes;
-    m->k = noc->k;
-    m->routers = crossbar ? 1 : nodes;
-    m->ports = crossbar ? nodes : GPUEST_MODEL_MESH_PORTS;
+    m->k = topo.k;
+    m->routers = topo.routers;
+    m->ports = topo.ports;
     m->ncls = t->num_classes;
+    for (int c = 0; c < m->ncls; c++) {
+        m->rf[c] = gpuest_net_routing(t->routing[c]);
+        if (!m->rf[c]) {
+            free(m);
+            return gpuest_fail(err, GPUEST_EINVAL, "NoC model: class %d has no registered routing function (%d)", c,
+                               t->routing[c]);
+        }
+    }
     m->width = port_width(noc);
     m->mc_slots = cfg->mc.reply_queue > 0 ? cfg->mc.reply_queue : 8;
     m->ni_slots = noc->inject_queue > 0 ? noc->inject_queue : 8;
@@ -185,8 +274,15 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
                                        r);
                 }
                 if (r > 0.0)
-                    add_flow(m, t, c, s, d, r);
+                    add_flow(m, c, s, d, r);
             }
+    for (int i = 0; i < t->num_mcast; i++) {
+        rc = add_mcast_flow(m, &t->mcast[i], err);
+        if (rc != GPUEST_OK) {
+            gpuest_model_noc_destroy(m);
+            return rc;
+        }
+    }
     for (int n = 0; n < nodes; n++) {
         int any = 0;
         for (int c = 0; c < m->ncls; c++) {

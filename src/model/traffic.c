@@ -33,6 +33,9 @@ void gpuest_model_traffic_free(gpuest_model_traffic_t *t)
         return;
     free(t->rate);
     t->rate = NULL;
+    free(t->mcast);
+    t->mcast = NULL;
+    t->num_mcast = t->cap_mcast = 0;
 }
 
 double *gpuest_model_traffic_at(gpuest_model_traffic_t *t, int cls, int src, int dst)
@@ -41,12 +44,30 @@ double *gpuest_model_traffic_at(gpuest_model_traffic_t *t, int cls, int src, int
     return &t->rate[((size_t)cls * n + (size_t)src) * n + (size_t)dst];
 }
 
+gpuest_err gpuest_model_traffic_add_mcast(gpuest_model_traffic_t *t, const gpuest_model_mcast_t *f,
+                                          gpuest_error_t *err)
+{
+    if (t->num_mcast == t->cap_mcast) {
+        int cap = t->cap_mcast ? 2 * t->cap_mcast : 16;
+        gpuest_model_mcast_t *v = realloc(t->mcast, (size_t)cap * sizeof *v);
+        if (!v)
+            return gpuest_fail(err, GPUEST_ENOMEM, "traffic: out of memory for multicast flows");
+        t->mcast = v;
+        t->cap_mcast = cap;
+    }
+    t->mcast[t->num_mcast++] = *f;
+    return GPUEST_OK;
+}
+
 double gpuest_model_traffic_flits(const gpuest_model_traffic_t *t, int cls)
 {
     size_t n = (size_t)t->num_nodes, base = (size_t)cls * n * n;
     double s = 0.0;
     for (size_t i = 0; i < n * n; i++)
         s += t->rate[base + i];
+    for (int i = 0; i < t->num_mcast; i++)
+        if (t->mcast[i].cls == cls)
+            s += t->mcast[i].rate;
     return s * t->packet_flits[cls];
 }
 
@@ -66,18 +87,35 @@ gpuest_err gpuest_model_pattern_init(gpuest_model_pattern_t *p, const char *name
                        name);
 }
 
+gpuest_err gpuest_model_pattern_from_traffic(gpuest_model_pattern_t *p, const gpuest_net_traffic_t *tr,
+                                             gpuest_error_t *err)
+{
+    GPUEST_TRY(gpuest_model_pattern_init(p, gpuest_net_pattern_name(tr->pattern), err));
+    p->packet_flits = tr->packet_flits;
+    if (tr->pattern == GPUEST_NET_TRAFFIC_GPU) {
+        p->reply_flits = tr->packet_flits;
+        p->request_flits = tr->request_flits;
+    }
+    if (tr->num_hot > GPUEST_MODEL_MAX_HOTSPOTS)
+        return gpuest_fail(err, GPUEST_ERANGE, "traffic: %d hot nodes (the model takes up to %d)", tr->num_hot,
+                           GPUEST_MODEL_MAX_HOTSPOTS);
+    p->num_hotspots = tr->num_hot;
+    for (int i = 0; i < tr->num_hot; i++) {
+        p->hotspot_nodes[i] = tr->hot_nodes[i];
+        p->hotspot_rates[i] = tr->hot_weights[i];
+    }
+    p->mcast_fraction = tr->mcast_fraction;
+    p->mcast_min = tr->mcast_min;
+    p->mcast_max = tr->mcast_max;
+    return GPUEST_OK;
+}
+
 void gpuest_model_gpu_packet_flits(const gpuest_config_t *cfg, int *request_flits, int *reply_flits)
 {
-    int fb = cfg->noc.flit_bytes > 0 ? cfg->noc.flit_bytes : 16;
     int line = cfg->l2.line_bytes > 0 ? cfg->l2.line_bytes : 128;
-    int hb = cfg->noc.header_bytes;
-    if (hb <= 0) { /* the header is a flit of its own */
-        *request_flits = 1;
-        *reply_flits = 1 + (line + fb - 1) / fb;
-    } else {
-        *request_flits = (hb + fb - 1) / fb;
-        *reply_flits = (hb + line + fb - 1) / fb;
-    }
+    /* the same sizing as the simulator's (src/net) */
+    *request_flits = gpuest_net_packet_flits(cfg->noc.flit_bytes, cfg->noc.header_bytes, 0);
+    *reply_flits = gpuest_net_packet_flits(cfg->noc.flit_bytes, cfg->noc.header_bytes, line);
 }
 
 /* Uniform, transpose and hotspot: one class, every node injects rate flits per cycle. */
@@ -88,15 +126,35 @@ static gpuest_err build_synthetic(gpuest_model_traffic_t *t, const gpuest_model_
     if (p->packet_flits < 1)
         return gpuest_fail(err, GPUEST_EINVAL, "pattern %s: packet_flits must be >= 1 (got %d)", p->name,
                            p->packet_flits);
+    if (p->mcast_fraction != 0.0 && strcmp(p->name, "uniform") != 0)
+        return gpuest_fail(err, GPUEST_EUNSUPPORTED, "pattern %s: multicast traffic is defined for uniform only",
+                           p->name);
+    if (p->mcast_fraction < 0.0 || p->mcast_fraction > 1.0 ||
+        (p->mcast_fraction > 0.0 && (p->mcast_min < 2 || p->mcast_max < p->mcast_min || p->mcast_max > n ||
+                                     n > GPUEST_NET_MCAST_MAX_NODES)))
+        return gpuest_fail(err, GPUEST_ERANGE,
+                           "pattern uniform: multicast share %g with set sizes %d..%d (expected a share in [0, 1], "
+                           "2 <= min <= max <= %d nodes, at most %d nodes)",
+                           p->mcast_fraction, p->mcast_min, p->mcast_max, n, GPUEST_NET_MCAST_MAX_NODES);
     GPUEST_TRY(gpuest_model_traffic_init(t, n, 1, err));
     t->packet_flits[0] = p->packet_flits;
     t->routing[0] = cfg->noc.routing_request;
     snprintf(t->class_name[0], sizeof t->class_name[0], "%.24s", p->name);
     double pk = rate / p->packet_flits; /* packets per node per cycle */
     if (strcmp(p->name, "uniform") == 0) {
+        double f = p->mcast_fraction;
         for (int s = 0; s < n; s++)
             for (int d = 0; d < n; d++)
-                *gpuest_model_traffic_at(t, 0, s, d) = pk / n;
+                *gpuest_model_traffic_at(t, 0, s, d) = (1.0 - f) * pk / n;
+        for (int s = 0; f > 0.0 && s < n; s++) {
+            gpuest_model_mcast_t mf = {.cls = 0, .src = s, .dests = n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1,
+                                       .size_min = p->mcast_min, .size_max = p->mcast_max, .rate = f * pk};
+            gpuest_err rc = gpuest_model_traffic_add_mcast(t, &mf, err);
+            if (rc != GPUEST_OK) {
+                gpuest_model_traffic_free(t);
+                return rc;
+            }
+        }
     } else if (strcmp(p->name, "transpose") == 0) {
         int k = cfg->noc.k;
         if (cfg->noc.topology != GPUEST_TOPO_MESH) {

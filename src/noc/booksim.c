@@ -191,14 +191,16 @@ static gpuest_err apply(const ctx_t *x, gpuest_noc_booksim_t *b, const char *key
         return want_int(x, key, v, 1, 4096, &c->buffer_flits);
     if (strcmp(key, "routing_function") == 0) {
         snprintf(b->routing_function, sizeof b->routing_function, "%s", v);
-        if (strcmp(v, "dor") == 0 || strcmp(v, "dim_order") == 0) {
-            c->routing_request = c->routing_reply = GPUEST_ROUTE_XY;
-        } else if (strcmp(v, "xy_yx") == 0) { /* class 0 XY, class 1 YX */
-            c->routing_request = GPUEST_ROUTE_XY;
-            c->routing_reply = GPUEST_ROUTE_YX;
-        } else {
+        /* BookSim's names (the "_mesh" suffix is added by BookSim) and ours in the routing registry;
+         * BookSim's xy_yx_mesh is O1TURN: XY or YX per packet, one VC half each. */
+        static const char *const names[][2] = {{"dor", "xy"}, {"dim_order", "xy"}, {"xy_yx", "o1turn"}};
+        size_t i = 0;
+        while (i < sizeof names / sizeof names[0] && strcmp(v, names[i][0]) != 0)
+            i++;
+        if (i == sizeof names / sizeof names[0])
             return unsupported(x, key, v, "dor, dim_order, xy_yx");
-        }
+        GPUEST_TRY(gpuest_net_routing_find(names[i][1], &c->routing_request, x->err));
+        c->routing_reply = c->routing_request;
         *have_routing = 1;
         return GPUEST_OK;
     }

@@ -29,12 +29,11 @@ void gpuest_noc_opts_from_cfg(const gpuest_noc_cfg_t *cfg, gpuest_noc_opts_t *o)
 /* ---------------------------------------------------------------- construction */
 static gpuest_err check_cfg(const gpuest_noc_cfg_t *c, const gpuest_noc_opts_t *o, gpuest_error_t *err)
 {
-    if (c->topology != GPUEST_TOPO_MESH && c->topology != GPUEST_TOPO_CROSSBAR)
-        return gpuest_fail(err, GPUEST_EINVAL, "noc.topology: expected mesh or crossbar");
-    if (c->topology == GPUEST_TOPO_MESH && (c->k < 1 || c->k > 32))
-        return gpuest_fail(err, GPUEST_ERANGE, "noc.k = %d: expected 1..32 for a mesh", c->k);
-    if (c->topology == GPUEST_TOPO_CROSSBAR && (o->num_nodes < 2 || o->num_nodes > 64))
-        return gpuest_fail(err, GPUEST_ERANGE, "crossbar node count %d: expected 2..64", o->num_nodes);
+    gpuest_net_topo_t topo;
+    GPUEST_TRY(gpuest_net_topo_init(&topo, c->topology, c->k, o->num_nodes, err));
+    if (topo.ports > 64) /* port sets of a router are one uint64_t */
+        return gpuest_fail(err, GPUEST_ERANGE, "%s with %d-port routers (%d nodes): the simulator supports 2..64 ports",
+                           gpuest_topology_name(topo.kind), topo.ports, topo.nodes);
     if (c->vcs < 1 || c->vcs > NOC_MAX_VCS)
         return gpuest_fail(err, GPUEST_ERANGE, "noc.vcs = %d: expected 1..%d", c->vcs, NOC_MAX_VCS);
     if (c->buffer_flits < 1 || c->buffer_flits > 4096)
@@ -59,9 +58,20 @@ static gpuest_err check_cfg(const gpuest_noc_cfg_t *c, const gpuest_noc_opts_t *
         return gpuest_fail(err, GPUEST_ERANGE,
                            "noc.vcs = %d: VC partitioning needs at least one VC per message class (%d classes)",
                            c->vcs, o->num_classes);
-    for (int i = 0; i < o->num_classes; i++)
-        if (o->routing[i] != GPUEST_ROUTE_XY && o->routing[i] != GPUEST_ROUTE_YX)
-            return gpuest_fail(err, GPUEST_EINVAL, "routing of class %d: expected xy or yx", i);
+    for (int i = 0; i < o->num_classes; i++) {
+        const gpuest_net_routing_t *rf = gpuest_net_routing(o->routing[i]);
+        if (!rf)
+            return gpuest_fail(err, GPUEST_EINVAL, "routing of class %d: function %d is not registered", i,
+                               o->routing[i]);
+        if (rf->choices > 2) /* flits carry one choice bit (NOC_FLIT_YX) */
+            return gpuest_fail(err, GPUEST_EUNSUPPORTED, "routing %s: %d per-packet choices (the simulator carries 2)",
+                               rf->name, rf->choices);
+        int per_class = c->class_split == GPUEST_SPLIT_VIRTUAL ? c->vcs / o->num_classes : c->vcs;
+        if (topo.kind == GPUEST_TOPO_MESH && per_class < rf->vc_sets)
+            return gpuest_fail(err, GPUEST_ERANGE,
+                               "routing %s needs %d VCs per message class (noc.vcs = %d for %d classes)", rf->name,
+                               rf->vc_sets, c->vcs, o->num_classes);
+    }
     return GPUEST_OK;
 }
 
@@ -98,6 +108,11 @@ static gpuest_err router_init(gpuest_noc_t *noc, noc_router_t *r, int net, int n
     r->out_slot = calloc((size_t)P, sizeof *r->out_slot);
     r->out_valid = calloc((size_t)P, 1);
     r->credit_out = calloc((size_t)P, sizeof(uint64_t));
+    r->br = calloc((size_t)P * V * noc->brmax, sizeof *r->br);
+    r->sa_ports = calloc((size_t)P * V, sizeof *r->sa_ports);
+    r->scratch = calloc((size_t)P * V, sizeof *r->scratch);
+    if (!r->br || !r->sa_ports || !r->scratch)
+        return GPUEST_ENOMEM;
     if (!r->ivc || !r->ovc || !r->buf || !r->in_link || !r->out_link || !r->sw_rr || !r->sw_label || !r->out_slot ||
         !r->out_valid || !r->credit_out)
         return GPUEST_ENOMEM;
@@ -106,6 +121,8 @@ static gpuest_err router_init(gpuest_noc_t *noc, noc_router_t *r, int net, int n
     for (int i = 0; i < P * V; i++) {
         r->ivc[i].out_port = -1;
         r->ivc[i].out_vc = -1;
+        r->ivc[i].out_set = -1;
+        r->ivc[i].pkt = NOC_NONE;
         r->ovc[i].credits = (int16_t)B;
         r->ovc[i].owner = -1;
     }
@@ -132,6 +149,9 @@ static void router_free(noc_router_t *r)
     free(r->out_slot);
     free(r->out_valid);
     free(r->credit_out);
+    free(r->br);
+    free(r->sa_ports);
+    free(r->scratch);
     free(r->route_q.v);
     free(r->va_q.v);
     free(r->sa_q.v);
@@ -173,27 +193,22 @@ static gpuest_err add_link(gpuest_noc_t *noc, int net, int kind, int sr, int sp,
     return GPUEST_OK;
 }
 
+/* Routers of one physical network and the router-to-router links the topology describes. A router's
+ * node is the node of its first local port (the crossbar's single router has none: -1). */
 static gpuest_err build_net(gpuest_noc_t *noc, int net)
 {
+    const gpuest_net_topo_t *t = &noc->topo;
     int base = net * noc->routers_per_net;
-    if (noc->cfg.topology == GPUEST_TOPO_CROSSBAR) {
-        GPUEST_TRY(router_init(noc, &noc->routers[base], net, -1, noc->nodes));
-        return GPUEST_OK;
+    for (int r = 0; r < t->routers; r++) {
+        GPUEST_TRY(router_init(noc, &noc->routers[base + r], net, r, t->ports));
+        noc->routers[base + r].tr = r;
     }
-    int k = noc->k;
-    for (int n = 0; n < k * k; n++)
-        GPUEST_TRY(router_init(noc, &noc->routers[base + n], net, n, 5));
-    for (int n = 0; n < k * k; n++) {
-        int row = n / k, col = n % k;
-        if (col + 1 < k) {
-            GPUEST_TRY(add_link(noc, net, 0, base + n, 0, base + n + 1, 1, n, n + 1));
-            GPUEST_TRY(add_link(noc, net, 0, base + n + 1, 1, base + n, 0, n + 1, n));
+    for (int r = 0; r < t->routers; r++)
+        for (int p = 0; p < t->ports; p++) {
+            int in, nb = gpuest_net_next(t, r, p, &in);
+            if (nb >= 0)
+                GPUEST_TRY(add_link(noc, net, 0, base + r, p, base + nb, in, r, nb));
         }
-        if (row + 1 < k) {
-            GPUEST_TRY(add_link(noc, net, 0, base + n, 2, base + n + k, 3, n, n + k));
-            GPUEST_TRY(add_link(noc, net, 0, base + n + k, 3, base + n, 2, n + k, n));
-        }
-    }
     return GPUEST_OK;
 }
 
@@ -221,12 +236,32 @@ static gpuest_err ni_init(gpuest_noc_t *noc, noc_ni_t *ni, int net, int node)
             return GPUEST_ENOMEM;
     }
     ni->last_class = 0;
-    int rtr = net * noc->routers_per_net + (noc->cfg.topology == GPUEST_TOPO_MESH ? node : 0);
-    int port = noc->cfg.topology == GPUEST_TOPO_MESH ? 4 : node;
+    int rtr = net * noc->routers_per_net + gpuest_net_router_of(&noc->topo, node);
+    int port = gpuest_net_local_port(&noc->topo, node);
     ni->link_in = noc->nlinks;
     GPUEST_TRY(add_link(noc, net, 1, -1, node, rtr, port, node, node));
     ni->link_out = noc->nlinks;
     GPUEST_TRY(add_link(noc, net, 2, rtr, port, -1, node, node, node));
+    return GPUEST_OK;
+}
+
+/* Precomputes class c's unicast routes (noc_int.h, rtab) unless the table would pass 1 M entries. */
+static gpuest_err build_route_table(gpuest_noc_t *noc, int c)
+{
+    const gpuest_net_topo_t *t = &noc->topo;
+    const gpuest_net_routing_t *rf = noc->rf[c];
+    size_t n = (size_t)t->routers * (size_t)rf->choices * (size_t)t->nodes;
+    if (n > ((size_t)1 << 20))
+        return GPUEST_OK;
+    noc->rtab[c] = malloc(n * sizeof(int16_t));
+    if (!noc->rtab[c])
+        return GPUEST_ENOMEM;
+    for (int r = 0; r < t->routers; r++)
+        for (int ch = 0; ch < rf->choices; ch++)
+            for (int d = 0; d < t->nodes; d++) {
+                gpuest_net_hop_t h = gpuest_net_route(t, rf, r, d, ch);
+                noc->rtab[c][((size_t)r * rf->choices + ch) * t->nodes + d] = (int16_t)(h.port | (h.vc_set + 1) << 8);
+            }
     return GPUEST_OK;
 }
 
@@ -246,16 +281,20 @@ gpuest_err gpuest_noc_create(const gpuest_noc_cfg_t *cfg, const gpuest_noc_opts_
         return gpuest_fail(err, GPUEST_ENOMEM, "noc: out of memory");
     noc->cfg = *cfg;
     noc->opts = o;
+    (void)gpuest_net_topo_init(&noc->topo, cfg->topology, cfg->k, o.num_nodes, err); /* check_cfg passed */
+    for (int c = 0; c < GPUEST_NOC_MAX_CLASSES; c++)
+        noc->rf[c] = gpuest_net_routing(c < o.num_classes ? o.routing[c] : GPUEST_ROUTE_XY);
+    noc->brmax = noc->topo.ports;
     noc->vcs = cfg->vcs;
     noc->bufsz = cfg->buffer_flits;
-    noc->sub = cfg->topology == GPUEST_TOPO_CROSSBAR ? cfg->xbar_port_flits : 1;
+    noc->sub = gpuest_net_port_flits(cfg->topology, cfg->xbar_port_flits);
     noc->bstride = (int)pow2_at_least((uint32_t)cfg->buffer_flits);
     noc->bmask = noc->bstride - 1;
     noc->k = cfg->k;
-    noc->nodes = cfg->topology == GPUEST_TOPO_MESH ? cfg->k * cfg->k : o.num_nodes;
+    noc->nodes = noc->topo.nodes;
     noc->nnets = cfg->class_split == GPUEST_SPLIT_PHYSICAL ? o.num_classes : 1;
-    noc->nports = cfg->topology == GPUEST_TOPO_MESH ? 5 : noc->nodes;
-    noc->routers_per_net = cfg->topology == GPUEST_TOPO_MESH ? noc->nodes : 1;
+    noc->nports = noc->topo.ports;
+    noc->routers_per_net = noc->topo.routers;
     noc->nrouters = noc->routers_per_net * noc->nnets;
     for (int c = 0; c < GPUEST_NOC_MAX_CLASSES; c++) {
         if (noc->nnets > 1 || o.num_classes == 1 || c >= o.num_classes) {
@@ -266,8 +305,7 @@ gpuest_err gpuest_noc_create(const gpuest_noc_cfg_t *cfg, const gpuest_noc_opts_
             noc->vc_hi[c] = (c + 1) * noc->vcs / o.num_classes - 1;
         }
     }
-    int per_net_links = cfg->topology == GPUEST_TOPO_MESH ? 4 * cfg->k * (cfg->k - 1) + 2 * noc->nodes
-                                                          : 2 * noc->nodes;
+    int per_net_links = gpuest_net_num_links(&noc->topo) + 2 * noc->nodes;
     noc->routers = calloc((size_t)noc->nrouters, sizeof *noc->routers);
     noc->stepped = calloc((size_t)noc->nrouters, sizeof(int));
     noc->links = calloc((size_t)per_net_links * noc->nnets, sizeof *noc->links);
@@ -285,6 +323,8 @@ gpuest_err gpuest_noc_create(const gpuest_noc_cfg_t *cfg, const gpuest_noc_opts_
         if (!noc->ejq[i].v)
             rc = GPUEST_ENOMEM;
     }
+    for (int c = 0; rc == GPUEST_OK && c < o.num_classes; c++)
+        rc = build_route_table(noc, c);
     noc->free_pkt = NOC_NONE;
     if (rc != GPUEST_OK) {
         gpuest_noc_destroy(noc);
@@ -326,6 +366,8 @@ void gpuest_noc_destroy(gpuest_noc_t *noc)
     free(noc->nis);
     free(noc->ejq);
     free(noc->pkts);
+    for (int c = 0; c < GPUEST_NOC_MAX_CLASSES; c++)
+        free(noc->rtab[c]);
     free(noc);
 }
 
@@ -341,7 +383,7 @@ void gpuest_noc_set_eject_callback(gpuest_noc_t *noc, gpuest_noc_eject_cb cb, vo
 }
 
 /* ---------------------------------------------------------------- packets */
-static uint32_t pkt_alloc(gpuest_noc_t *noc)
+uint32_t noc_pkt_alloc(gpuest_noc_t *noc)
 {
     if (noc->free_pkt == NOC_NONE) {
         uint32_t n = noc->npkts ? noc->npkts * 2 : 256;
@@ -360,7 +402,7 @@ static uint32_t pkt_alloc(gpuest_noc_t *noc)
     return i;
 }
 
-static void pkt_release(gpuest_noc_t *noc, uint32_t i)
+void noc_pkt_release(gpuest_noc_t *noc, uint32_t i)
 {
     noc->pkts[i].next_free = noc->free_pkt;
     noc->free_pkt = i;
@@ -388,46 +430,51 @@ gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *p, uint
     int ndst = p->num_dests > 0 ? p->num_dests : 1;
     if (p->num_dests > noc->nodes || (p->num_dests > 0 && !p->dests))
         return gpuest_fail(err, GPUEST_EINVAL, "noc inject: bad multicast set (%d destinations)", p->num_dests);
+    gpuest_net_dests_t set = 0;
     for (int i = 0; i < ndst; i++) {
         int d = p->num_dests > 0 ? p->dests[i] : p->dst;
         if (d < 0 || d >= noc->nodes)
             return gpuest_fail(err, GPUEST_ERANGE, "noc inject: destination node %d outside 0..%d", d,
                                noc->nodes - 1);
+        if (p->num_dests > 1 && d >= GPUEST_NET_MCAST_MAX_NODES)
+            return gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                               "noc inject: multicast to node %d: the head flit's destination list holds nodes "
+                               "0..%d", d, GPUEST_NET_MCAST_MAX_NODES - 1);
+        if (p->num_dests > 1 && ((set >> d) & 1))
+            return gpuest_fail(err, GPUEST_EINVAL, "noc inject: node %d appears twice in a multicast set", d);
+        if (p->num_dests > 1)
+            set |= UINT64_C(1) << d;
     }
+    /* Deadlock freedom of the replication tree needs a whole multicast packet to fit one VC buffer
+     * (docs/noc.md, "Multicast"): then no replica ever waits for a sibling. */
+    if (p->num_dests > 1 && p->flits > noc->bufsz)
+        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                           "noc inject: a multicast packet of %d flits does not fit a %d-flit VC buffer (needed for "
+                           "deadlock-free replication)",
+                           p->flits, noc->bufsz);
+    if (noc->failed)
+        return gpuest_fail(err, GPUEST_ENOMEM, "noc: out of memory replicating a multicast packet");
     noc_ni_t *ni = &noc->nis[net_of(noc, p->cls) * noc->nodes + p->src];
     if (ni->iq_count[p->cls] >= noc->cfg.inject_queue)
         return GPUEST_EBUSY; /* back-pressure: not an error message worth formatting */
+    uint32_t k = noc_pkt_alloc(noc);
+    if (k == NOC_NONE)
+        return gpuest_fail(err, GPUEST_ENOMEM, "noc inject: out of memory");
     uint64_t id = noc->next_id++;
-    uint32_t first = NOC_NONE, prev = NOC_NONE;
-    for (int i = 0; i < ndst; i++) {
-        uint32_t k = pkt_alloc(noc);
-        if (k == NOC_NONE) {
-            while (first != NOC_NONE) {
-                uint32_t nx = noc->pkts[first].next_copy;
-                pkt_release(noc, first);
-                first = nx;
-            }
-            return gpuest_fail(err, GPUEST_ENOMEM, "noc inject: out of memory");
-        }
-        noc_pkt_t *q = &noc->pkts[k];
-        memset(q, 0, sizeof *q);
-        q->id = id;
-        q->created = p->created >= 0 ? p->created * noc->sub : noc->now;
-        q->injected = -1;
-        q->payload = p->payload;
-        q->src = p->src;
-        q->dst = p->num_dests > 0 ? p->dests[i] : p->dst;
-        q->flits = p->flits;
-        q->cls = (int16_t)p->cls;
-        q->next_copy = NOC_NONE;
-        if (prev == NOC_NONE)
-            first = k;
-        else
-            noc->pkts[prev].next_copy = k;
-        prev = k;
-    }
+    noc_pkt_t *q = &noc->pkts[k];
+    memset(q, 0, sizeof *q);
+    q->id = id;
+    q->created = p->created >= 0 ? p->created * noc->sub : noc->now;
+    q->injected = -1;
+    q->payload = p->payload;
+    q->src = p->src;
+    q->dst = p->num_dests > 0 ? p->dests[0] : p->dst;
+    q->dests = set; /* 0: unicast (a one-node set is sent as unicast) */
+    q->flits = p->flits;
+    q->cls = (int16_t)p->cls;
+    q->choice = gpuest_net_route_choice(noc->rf[p->cls], id);
     int c = p->cls;
-    ni->iq[c][(ni->iq_head[c] + ni->iq_count[c]) % noc->cfg.inject_queue] = first;
+    ni->iq[c][(ni->iq_head[c] + ni->iq_count[c]) % noc->cfg.inject_queue] = k;
     ni->iq_count[c]++;
     noc->in_flight += (uint64_t)ndst;
     if (id_out)
@@ -478,7 +525,7 @@ static void deliver(gpuest_noc_t *noc, uint32_t k)
     noc_ejq_t *eq = &noc->ejq[out.dst * GPUEST_NOC_MAX_CLASSES + out.cls];
     if (q->resv)
         eq->reserved--;
-    pkt_release(noc, k);
+    noc_pkt_release(noc, k);
     if (noc->cb) {
         noc->cb(noc->cb_ctx, &out);
         return;
@@ -596,14 +643,15 @@ static void ni_inject(gpuest_noc_t *noc, noc_ni_t *ni)
                 continue;
         }
         int seq = ni->cur_seq[c]++;
-        uint8_t flags = (uint8_t)((seq == 0 ? NOC_FLIT_HEAD : 0) | (seq == q->flits - 1 ? NOC_FLIT_TAIL : 0));
+        uint8_t flags = (uint8_t)((seq == 0 ? NOC_FLIT_HEAD : 0) | (seq == q->flits - 1 ? NOC_FLIT_TAIL : 0) |
+                                  (q->choice ? NOC_FLIT_YX : 0) | (q->dests ? NOC_FLIT_MCAST : 0));
         noc_flit_t f = {.pkt = ni->cur[c], .seq = (uint16_t)seq, .dst = (uint16_t)q->dst, .flags = flags, .vc = (uint8_t)vc, .cls = (uint8_t)c};
         noc_ovc_send(noc, &ni->ovc[vc], (flags & NOC_FLIT_TAIL) != 0);
         noc_link_send_flit(noc, ni->link_in, f);
         noc->st[c].flits_injected++;
         noc->last_progress = noc->now;
         if (flags & NOC_FLIT_TAIL) {
-            ni->cur[c] = q->next_copy; /* next multicast copy, or none */
+            ni->cur[c] = NOC_NONE;
             ni->cur_seq[c] = 0;
         }
         ni->last_class = c;
@@ -735,6 +783,8 @@ gpuest_err gpuest_noc_check(const gpuest_noc_t *cnoc, gpuest_error_t *err)
 {
     gpuest_noc_t *noc = (gpuest_noc_t *)cnoc; /* queues are only read */
     int V = noc->vcs, B = noc->bufsz;
+    if (noc->failed)
+        return gpuest_fail(err, GPUEST_ENOMEM, "noc: out of memory replicating a multicast packet");
     if (noc->order_errors)
         return gpuest_fail(err, GPUEST_ECORRUPT, "noc: %llu flits arrived out of order",
                            (unsigned long long)noc->order_errors);
@@ -746,8 +796,14 @@ gpuest_err gpuest_noc_check(const gpuest_noc_t *cnoc, gpuest_error_t *err)
             int bad = ivc->count > B || (ivc->state == NOC_VC_IDLE && ivc->count != 0) ||
                       ((ivc->state == NOC_VC_ROUTING || ivc->state == NOC_VC_VCALLOC) &&
                        (ivc->count == 0 || !(front->flags & NOC_FLIT_HEAD))) ||
-                      (ivc->state == NOC_VC_ACTIVE &&
+                      (ivc->state == NOC_VC_ACTIVE && !ivc->nbr &&
                        (ivc->out_port < 0 || ivc->out_vc < 0 || r->ovc[ivc->out_port * V + ivc->out_vc].owner != iv));
+            for (int b = 0; !bad && ivc->state == NOC_VC_ACTIVE && b < ivc->nbr; b++) {
+                const noc_branch_t *br = &r->br[(size_t)iv * noc->brmax + b];
+                int done = br->sent == noc->pkts[ivc->pkt].flits; /* its tail left: the VC is released */
+                bad = br->out_vc < 0 || (!done && r->ovc[br->port * V + br->out_vc].owner != iv) ||
+                      br->sent < ivc->popped || br->sent > ivc->popped + ivc->count;
+            }
             if (bad)
                 return gpuest_fail(err, GPUEST_ECORRUPT, "noc: router %d input VC %d: state %d with %d flits", ri, iv,
                                    ivc->state, ivc->count);

@@ -6,6 +6,7 @@
 
 #include "config/config.h" /* gpuest_noc_cfg_t: the machine's network section (type only) */
 #include "core/core.h"     /* gpuest_err, gpuest_error_t, gpuest_progress_t */
+#include "net/net.h"       /* topology, routing functions, the synthetic traffic description */
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,9 +92,10 @@ typedef struct {
 /* 1 if node's NI injection queue for cls has room for one more packet. */
 int gpuest_noc_can_inject(const gpuest_noc_t *noc, int node, int cls);
 /* Queues a packet at its source NI. GPUEST_EBUSY when the queue is full (retry
- * later; nothing was queued). A multicast packet takes one queue slot and is
- * replicated at the source NI for now (see docs/noc.md: in-router replication
- * is the planned place for the coalescing paper's multicast). id_out may be NULL. */
+ * later; nothing was queued). A multicast packet (num_dests >= 2, nodes 0..63, at
+ * most one VC buffer long) takes one queue slot and crosses the injection link once;
+ * routers replicate it where the routes to its members part (DOR multicast tree,
+ * docs/noc.md). Every member receives one copy with the same id. id_out may be NULL. */
 gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *pkt, uint64_t *id_out, gpuest_error_t *err);
 
 /* Simulates one interconnect cycle (all routers evaluate, then commit). */
@@ -150,28 +152,14 @@ void gpuest_noc_link_info(const gpuest_noc_t *noc, int link, gpuest_noc_link_t *
 gpuest_err gpuest_noc_check(const gpuest_noc_t *noc, gpuest_error_t *err);
 
 /* ================================================================ synthetic traffic
- * The traffic description shared by the simulator driver and the analytical
- * model: the names uniform, transpose, hotspot and gpu mean the same in both. */
-typedef enum {
-    GPUEST_NOC_TRAFFIC_UNIFORM = 0,   /* destination uniform over all nodes, the source included (as BookSim) */
-    GPUEST_NOC_TRAFFIC_TRANSPOSE = 1, /* (row, col) -> (col, row) */
-    GPUEST_NOC_TRAFFIC_HOTSPOT = 2,   /* destination drawn from hot nodes with the given weights (BookSim hotspot) */
-    GPUEST_NOC_TRAFFIC_GPU = 3        /* SMs send requests to MCs, MCs answer with multi-flit replies */
-} gpuest_noc_pattern_t;
-#define GPUEST_NOC_MAX_HOT 64
-
-typedef struct {
-    gpuest_noc_pattern_t pattern;
-    double rate;                      /* offered flits per node per cycle (gpu: request flits per SM per cycle) */
-    int packet_flits;                 /* packet size (gpu: reply size) */
-    int request_flits;                /* gpu: request size (1) */
-    int hot_nodes[GPUEST_NOC_MAX_HOT];/* hotspot destinations */
-    double hot_weights[GPUEST_NOC_MAX_HOT]; /* relative weights (all equal if 0) */
-    int num_hot;
-    int mc_nodes[GPUEST_MAX_MCS];     /* gpu: MC node ids (gpuest_config_mc_nodes) */
-    int num_mcs;
-    uint64_t seed;
-} gpuest_noc_traffic_t;
+ * The description is net.h's gpuest_net_traffic_t, shared with the analytical model. */
+typedef gpuest_net_pattern_t gpuest_noc_pattern_t;
+#define GPUEST_NOC_TRAFFIC_UNIFORM GPUEST_NET_TRAFFIC_UNIFORM
+#define GPUEST_NOC_TRAFFIC_TRANSPOSE GPUEST_NET_TRAFFIC_TRANSPOSE
+#define GPUEST_NOC_TRAFFIC_HOTSPOT GPUEST_NET_TRAFFIC_HOTSPOT
+#define GPUEST_NOC_TRAFFIC_GPU GPUEST_NET_TRAFFIC_GPU
+#define GPUEST_NOC_MAX_HOT GPUEST_NET_MAX_HOT
+typedef gpuest_net_traffic_t gpuest_noc_traffic_t; /* the shared description (net.h) */
 
 void gpuest_noc_traffic_default(gpuest_noc_traffic_t *t);
 const char *gpuest_noc_pattern_name(gpuest_noc_pattern_t p);

@@ -5,33 +5,41 @@
 #include <assert.h>
 #include <stdint.h>
 
+#include "net/net.h"
 #include "noc.h"
 
 #define NOC_NONE UINT32_MAX
 #define NOC_MAX_VCS 64 /* credit masks are one uint64_t */
 
 /* Flit: 12 bytes, stored by value in VC buffers and links (never malloc'd). */
-enum { NOC_FLIT_HEAD = 1, NOC_FLIT_TAIL = 2 };
+enum {
+    NOC_FLIT_HEAD = 1,
+    NOC_FLIT_TAIL = 2,
+    NOC_FLIT_YX = 4,   /* routing choice 1 of a two-order function (O1TURN); set on every flit */
+    NOC_FLIT_MCAST = 8 /* the packet's destination set (noc_pkt_t.dests) has more than one node */
+};
 typedef struct {
     uint32_t pkt;    /* index in the packet pool */
     uint16_t seq;    /* position within the packet, 0 = head */
-    uint16_t dst;    /* destination node (copied from the packet so routing stays local) */
+    uint16_t dst;    /* destination node (copied from the packet so routing stays local); multicast: unused */
     uint8_t flags;   /* NOC_FLIT_HEAD | NOC_FLIT_TAIL */
     uint8_t vc;      /* VC it occupies on the link it travels / buffer it sits in */
     uint8_t cls;     /* message class */
     uint8_t pad;     /* head flit: routers crossed so far (saturates at 255) */
 } noc_flit_t;
 
-/* Packet record; one per packet copy in flight (multicast copies chain via next_copy). */
+/* Packet record; one per packet copy in flight. A multicast packet is one record until a router
+ * replicates it; every replica gets its own record with its share of the destination set. */
 typedef struct {
     uint64_t id;
+    gpuest_net_dests_t dests; /* multicast destination set (the head flit's 8-byte list); 0 for unicast */
     int64_t created, injected;
     void *payload;
     int32_t src, dst, flits;
     int16_t cls, hops;       /* hops: routers whose switch the head crossed */
+    int32_t choice;          /* routing function's per-packet choice (O1TURN: 1 = YX), drawn at injection */
     int32_t resv;            /* holds an ejection-queue reservation */
     int32_t next_seq;        /* next flit sequence number expected at the destination */
-    uint32_t next_copy;      /* next multicast copy to send after this one, or NOC_NONE */
     uint32_t next_free;      /* free-list link */
 } noc_pkt_t;
 
@@ -54,10 +62,26 @@ typedef struct {
 enum { NOC_VC_IDLE = 0, NOC_VC_ROUTING = 1, NOC_VC_VCALLOC = 2, NOC_VC_ACTIVE = 3 };
 typedef struct {
     uint8_t state;
-    int8_t out_port;         /* route result, -1 before routing */
-    int16_t out_vc;          /* allocated downstream VC, -1 before VC allocation */
+    int8_t out_port;         /* route result, -1 before routing (unicast) */
+    int16_t out_vc;          /* allocated downstream VC, -1 before VC allocation (unicast) */
     uint16_t head, count;    /* ring in the router's buffer array */
+    int8_t out_set;          /* VC slice of the routing function for out_port (-1: whole class range) */
+    uint8_t nbr;             /* replicating a multicast packet: branches in r->br[iv * brmax ..]; 0 unicast */
+    uint8_t in_sa;           /* multicast: an item of this VC is in the switch-allocation queue */
+    uint16_t popped;         /* multicast: flits of the packet already removed from the buffer */
+    uint32_t pkt;            /* multicast: packet record being replicated */
 } noc_ivc_t;
+
+/* One branch of a multicast packet at a replication point (coalescing paper section 4.3): the
+ * replica sent through `port` with its own packet record and share of the destination set. The
+ * input VC keeps a flit until every branch has copied it (asynchronous replication). */
+typedef struct {
+    int8_t port;             /* output port */
+    int8_t vc_set;           /* VC slice for the next link */
+    int16_t out_vc;          /* allocated downstream VC, -1 before VC allocation */
+    uint16_t sent;           /* flits of the packet copied through this branch */
+    uint32_t pkt;            /* packet record of the replica */
+} noc_branch_t;
 
 /* Downstream VC as seen from upstream (BookSim BufferState): credits and owner. */
 typedef struct {
@@ -106,6 +130,7 @@ typedef struct {
 /* Router: P ports x V VCs, buffers of B flits per input VC. */
 typedef struct {
     int net, node, nports;
+    int tr;                  /* router index in the topology (gpuest_net_topo_t) */
     int active;              /* has work (flits, queued items) */
     uint64_t fmask;          /* input ports whose link carries flits towards it */
     uint64_t cmask;          /* output ports whose link carries credits back to it */
@@ -123,6 +148,9 @@ typedef struct {
     uint64_t out_mask, credit_mask; /* ports with an output flit / credits this cycle */
     noc_alloc_t va, sa;
     int buffered;            /* flits in input buffers */
+    noc_branch_t *br;        /* [P*V*brmax] multicast branches per input VC */
+    uint64_t *sa_ports;      /* [P*V] multicast: output ports granted this cycle */
+    int *scratch;            /* [P*V] */
 } noc_router_t;
 
 /* Network interface of one node on one physical network. */
@@ -155,6 +183,14 @@ typedef struct {
 struct gpuest_noc_s {
     gpuest_noc_cfg_t cfg;
     gpuest_noc_opts_t opts;
+    gpuest_net_topo_t topo;  /* the shared network description */
+    const gpuest_net_routing_t *rf[GPUEST_NOC_MAX_CLASSES]; /* routing function per class */
+    int brmax;               /* branches a multicast can take at one router (ports) */
+    /* Unicast routes of class c precomputed from its routing function at creation (the hot path does
+     * a load instead of two calls into src/net): entry [(r * choices + choice) * nodes + dst] holds
+     * port | (vc_set + 1) << 8. NULL for very large networks (the function is called instead). */
+    int16_t *rtab[GPUEST_NOC_MAX_CLASSES];
+    int failed;              /* a replica's packet record could not be allocated (reported by check) */
     int nodes, nnets, nports, vcs, bufsz, k;
     int bstride, bmask;      /* ring stride of a VC buffer: power of two >= bufsz */
     int vc_lo[GPUEST_NOC_MAX_CLASSES], vc_hi[GPUEST_NOC_MAX_CLASSES];
@@ -187,7 +223,8 @@ void noc_alloc_free(noc_alloc_t *a);
 /* router.c */
 void noc_router_step(gpuest_noc_t *noc, noc_router_t *r);
 void noc_router_commit(gpuest_noc_t *noc, noc_router_t *r);
-int noc_route(const gpuest_noc_t *noc, const noc_router_t *r, int dst, int cls);
+uint32_t noc_pkt_alloc(gpuest_noc_t *noc);
+void noc_pkt_release(gpuest_noc_t *noc, uint32_t k);
 
 /* ---------------------------------------------------------------- links */
 static inline void noc_link_send_flit(gpuest_noc_t *noc, int link, noc_flit_t f)

@@ -5,46 +5,90 @@
  * stage *updates* (retires items whose time has come and hands them to the
  * next stage's queue, where they are evaluated the following cycle). This is
  * the ordering of BookSim's iq_router, so with delays of 1 a head flit spends
- * one cycle per stage: RC, VA, SA, ST, and the link adds its latency + 1. */
+ * one cycle per stage: RC, VA, SA, ST, and the link adds its latency + 1.
+ *
+ * Routes come from the shared network description (src/net): the topology's destination tag on a
+ * crossbar, the class's registered routing function on a mesh. Multicast (coalescing paper section
+ * 4): route computation splits the destination set by output port; with two or more branches the
+ * input VC becomes a replication point. Every replica gets its own packet record, is VC-allocated
+ * and switch-allocated like a normal flit, and the input VC keeps each flit until every branch has
+ * copied it (asynchronous replication). The crossbar is mux-based: once a replica wins the switch,
+ * the other replicas of the same flit whose outputs nobody won this cycle leave in the same cycle. */
 #include <string.h>
 
 #include "alloc_inl.h"
 #include "noc_int.h"
 
-static inline int pkt_cls(const gpuest_noc_t *noc, noc_flit_t f)
-{
-    (void)noc;
-    return f.cls;
-}
-
-/* Output port of the next hop. Mesh ports: 0 +x (east), 1 -x (west), 2 +y
- * (south, row+1), 3 -y (north), 4 local; crossbar: the destination's port.
- * Per-class dimension order lives here; a multicast route would return a port
- * set at this point (coalescing paper section 4: replicate where XY paths fork). */
-int noc_route(const gpuest_noc_t *noc, const noc_router_t *r, int dst, int cls)
-{
-    if (noc->cfg.topology == GPUEST_TOPO_CROSSBAR)
-        return dst;
-    int k = noc->k;
-    int col = r->node % k, row = r->node / k;
-    int dcol = dst % k, drow = dst / k;
-    int xport = dcol > col ? 0 : (dcol < col ? 1 : -1);
-    int yport = drow > row ? 2 : (drow < row ? 3 : -1);
-    int first = xport, second = yport;
-    if (noc->opts.routing[cls] == GPUEST_ROUTE_YX) {
-        first = yport;
-        second = xport;
-    }
-    if (first >= 0)
-        return first;
-    if (second >= 0)
-        return second;
-    return 4;
-}
-
 static inline noc_flit_t *vc_front(noc_router_t *r, const gpuest_noc_t *noc, int iv)
 {
     return &r->buf[(size_t)iv * noc->bstride + r->ivc[iv].head];
+}
+
+/* Grows the packet pool so that n records can be taken without reallocation failing midway. */
+static int reserve_pkts(gpuest_noc_t *noc, int n, uint32_t *out)
+{
+    for (int i = 0; i < n; i++) {
+        out[i] = noc_pkt_alloc(noc);
+        if (out[i] == NOC_NONE) {
+            while (i-- > 0)
+                noc_pkt_release(noc, out[i]);
+            noc->failed = 1;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Route computation for the head at the front of input VC iv: one output port (a unicast packet, or a
+ * multicast whose whole set leaves through one port), or a replication point with one branch per port
+ * (look-ahead multicast RC: every replica's port and destination subset is decided here). */
+static void compute_route(gpuest_noc_t *noc, noc_router_t *r, int iv)
+{
+    noc_ivc_t *ivc = &r->ivc[iv];
+    noc_flit_t f = *vc_front(r, noc, iv);
+    int choice = (f.flags & NOC_FLIT_YX) != 0;
+    const gpuest_net_routing_t *rf = noc->rf[f.cls];
+    ivc->nbr = 0;
+    if (!(f.flags & NOC_FLIT_MCAST)) {
+        const int16_t *tab = noc->rtab[f.cls];
+        if (tab) {
+            int e = tab[((size_t)r->tr * rf->choices + choice) * noc->nodes + f.dst];
+            ivc->out_port = (int8_t)(e & 0xff);
+            ivc->out_set = (int8_t)((e >> 8) - 1);
+        } else {
+            gpuest_net_hop_t h = gpuest_net_route(&noc->topo, rf, r->tr, f.dst, choice);
+            ivc->out_port = (int8_t)h.port;
+            ivc->out_set = (int8_t)h.vc_set;
+        }
+        return;
+    }
+    gpuest_net_branch_t b[GPUEST_NET_MCAST_MAX_NODES];
+    int n = gpuest_net_mcast_split(&noc->topo, rf, r->tr, noc->pkts[f.pkt].dests, choice, b);
+    assert(n >= 1);
+    if (n == 1) { /* the whole set continues through one link: nothing to replicate here */
+        assert(gpuest_net_eject_node(&noc->topo, r->tr, b[0].port) < 0);
+        ivc->out_port = (int8_t)b[0].port;
+        ivc->out_set = (int8_t)b[0].vc_set;
+        return;
+    }
+    uint32_t kids[GPUEST_NET_MCAST_MAX_NODES];
+    if (!reserve_pkts(noc, n, kids)) { /* out of memory: the packet stays here; check() reports it */
+        ivc->out_port = -1;
+        return;
+    }
+    noc_branch_t *br = &r->br[(size_t)iv * noc->brmax];
+    for (int i = 0; i < n; i++) {
+        noc_pkt_t *kid = &noc->pkts[kids[i]];
+        *kid = noc->pkts[f.pkt];
+        kid->dst = __builtin_ctzll(b[i].dests);
+        kid->dests = (b[i].dests & (b[i].dests - 1)) ? b[i].dests : 0; /* one node left: a unicast replica */
+        br[i] = (noc_branch_t){.port = (int8_t)b[i].port, .vc_set = (int8_t)b[i].vc_set, .out_vc = -1, .sent = 0,
+                               .pkt = kids[i]};
+    }
+    ivc->nbr = (uint8_t)n;
+    ivc->popped = 0;
+    ivc->pkt = f.pkt;
+    ivc->out_port = -1;
 }
 
 /* Head at the front of an idle VC: route now (look-ahead, routing_delay 0) or
@@ -58,8 +102,7 @@ static void start_route(gpuest_noc_t *noc, noc_router_t *r, int port, int vc)
         ivc->state = NOC_VC_ROUTING;
         noc_q_push(&r->route_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = (int16_t)vc, .out = -1});
     } else {
-        noc_flit_t f = *vc_front(r, noc, iv);
-        ivc->out_port = (int8_t)noc_route(noc, r, f.dst, f.cls);
+        compute_route(noc, r, iv);
         ivc->state = NOC_VC_VCALLOC;
         noc_q_push(&r->va_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = (int16_t)vc, .out = -1});
     }
@@ -78,6 +121,11 @@ static void accept_flit(gpuest_noc_t *noc, noc_router_t *r, int port, noc_flit_t
     if (ivc->state == NOC_VC_IDLE) {
         assert(ivc->count == 1 && (f.flags & NOC_FLIT_HEAD));
         start_route(noc, r, port, f.vc);
+    } else if (ivc->nbr) { /* replicas that hold a VC may copy it at once */
+        if (!ivc->in_sa && (ivc->state == NOC_VC_ACTIVE || ivc->state == NOC_VC_VCALLOC)) {
+            ivc->in_sa = 1;
+            noc_q_push(&r->sa_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = f.vc, .out = -1});
+        }
     } else if (ivc->state == NOC_VC_ACTIVE && ivc->count == 1) {
         noc_q_push(&r->sa_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = f.vc, .out = -1});
     }
@@ -126,8 +174,7 @@ static void route_update(gpuest_noc_t *noc, noc_router_t *r)
         int iv = it.port * noc->vcs + it.vc;
         noc_ivc_t *ivc = &r->ivc[iv];
         assert(ivc->state == NOC_VC_ROUTING);
-        noc_flit_t f = *vc_front(r, noc, iv);
-        ivc->out_port = (int8_t)noc_route(noc, r, f.dst, f.cls);
+        compute_route(noc, r, iv);
         ivc->state = NOC_VC_VCALLOC;
         noc_q_push(&r->va_q, (noc_item_t){.ready = -1, .port = it.port, .vc = it.vc, .out = -1});
         noc_q_pop(&r->route_q);
@@ -135,6 +182,40 @@ static void route_update(gpuest_noc_t *noc, noc_router_t *r)
 }
 
 /* ---------------------------------------------------------------- VC allocation */
+/* Requests every free VC of output port op in the routing function's slice of the class range. */
+static inline void request_vcs(gpuest_noc_t *noc, noc_router_t *r, int iv, int cls, int op, int set)
+{
+    int V = noc->vcs, first, n = gpuest_net_vc_slice(noc->rf[cls], noc->vc_lo[cls], noc->vc_hi[cls], set, &first);
+    for (int ov = first; ov < first + n; ov++)
+        if (r->ovc[op * V + ov].owner < 0)
+            noc_alloc_request(&r->va, iv, op * V + ov);
+}
+
+/* After this cycle's grants: replicas still without a VC take any free VC of their slice (lowest
+ * first), so a fork does not serialise VC allocation when the outputs are free. Returns 1 when every
+ * branch of input VC iv holds a VC. A replica that holds a VC starts copying at once, without waiting
+ * for its siblings: a replica never holds a VC idle while another waits (that hold-and-wait across
+ * output ports would deadlock). */
+static int fill_branch_vcs(gpuest_noc_t *noc, noc_router_t *r, int iv)
+{
+    int V = noc->vcs, cls = vc_front(r, noc, iv)->cls, done = 1;
+    noc_branch_t *br = &r->br[(size_t)iv * noc->brmax];
+    for (int b = 0; b < r->ivc[iv].nbr; b++) {
+        if (br[b].out_vc >= 0)
+            continue;
+        int first, n = gpuest_net_vc_slice(noc->rf[cls], noc->vc_lo[cls], noc->vc_hi[cls], br[b].vc_set, &first);
+        for (int ov = first; ov < first + n && br[b].out_vc < 0; ov++) {
+            noc_ovc_t *o = &r->ovc[br[b].port * V + ov];
+            if (o->owner < 0) {
+                o->owner = (int16_t)iv;
+                o->tail_sent = 0;
+                br[b].out_vc = (int16_t)ov;
+            }
+        }
+        done &= br[b].out_vc >= 0;
+    }
+    return done;
+}
 static void va_evaluate(gpuest_noc_t *noc, noc_router_t *r)
 {
     int V = noc->vcs;
@@ -146,12 +227,17 @@ static void va_evaluate(gpuest_noc_t *noc, noc_router_t *r)
             break;
         int iv = it->port * V + it->vc;
         noc_ivc_t *ivc = &r->ivc[iv];
-        assert(ivc->state == NOC_VC_VCALLOC && ivc->out_port >= 0);
-        int cls = pkt_cls(noc, *vc_front(r, noc, iv));
-        int op = ivc->out_port;
-        for (int ov = noc->vc_lo[cls]; ov <= noc->vc_hi[cls]; ov++)
-            if (r->ovc[op * V + ov].owner < 0)
-                noc_alloc_request(&r->va, iv, op * V + ov);
+        assert(ivc->state == NOC_VC_VCALLOC);
+        int cls = vc_front(r, noc, iv)->cls;
+        if (ivc->nbr) { /* every replica still without a VC asks at its own port */
+            const noc_branch_t *br = &r->br[(size_t)iv * noc->brmax];
+            for (int b = 0; b < ivc->nbr; b++)
+                if (br[b].out_vc < 0)
+                    request_vcs(noc, r, iv, cls, br[b].port, br[b].vc_set);
+            continue;
+        }
+        if (ivc->out_port >= 0)
+            request_vcs(noc, r, iv, cls, ivc->out_port, ivc->out_set);
     }
     if (n == 0)
         return;
@@ -166,6 +252,7 @@ static void va_evaluate(gpuest_noc_t *noc, noc_router_t *r)
 static void va_update(gpuest_noc_t *noc, noc_router_t *r)
 {
     int V = noc->vcs;
+    int nmc = 0; /* replication points met, their input VCs in r->scratch */
     while (r->va_q.count) {
         noc_item_t it = *noc_q_at(&r->va_q, 0);
         if (it.ready < 0 || it.ready > noc->now)
@@ -173,6 +260,26 @@ static void va_update(gpuest_noc_t *noc, noc_router_t *r)
         int iv = it.port * V + it.vc;
         noc_ivc_t *ivc = &r->ivc[iv];
         assert(ivc->state == NOC_VC_VCALLOC);
+        if (ivc->nbr) { /* replication point: the grant goes to the branch at the granted port */
+            if (it.out >= 0) {
+                noc_branch_t *br = &r->br[(size_t)iv * noc->brmax];
+                for (int b = 0; b < ivc->nbr; b++)
+                    if (br[b].port == it.out / V) {
+                        assert(br[b].out_vc < 0 && r->ovc[it.out].owner < 0);
+                        r->ovc[it.out].owner = (int16_t)iv;
+                        r->ovc[it.out].tail_sent = 0;
+                        br[b].out_vc = (int16_t)(it.out % V);
+                    }
+            }
+            r->scratch[nmc++] = iv;
+            noc_q_pop(&r->va_q);
+            continue;
+        }
+        if (ivc->out_port < 0) { /* no route (out of memory replicating): stay */
+            noc_q_push(&r->va_q, (noc_item_t){.ready = -1, .port = it.port, .vc = it.vc, .out = -1});
+            noc_q_pop(&r->va_q);
+            continue;
+        }
         if (it.out >= 0) {
             noc_ovc_t *o = &r->ovc[it.out];
             assert(o->owner < 0 && it.out / V == ivc->out_port);
@@ -186,6 +293,19 @@ static void va_update(gpuest_noc_t *noc, noc_router_t *r)
         }
         noc_q_pop(&r->va_q);
     }
+    for (int i = 0; i < nmc; i++) { /* after every grant of the cycle is applied */
+        int iv = r->scratch[i];
+        noc_ivc_t *ivc = &r->ivc[iv];
+        noc_item_t next = {.ready = -1, .port = (int16_t)(iv / V), .vc = (int16_t)(iv % V), .out = -1};
+        if (fill_branch_vcs(noc, r, iv))
+            ivc->state = NOC_VC_ACTIVE;
+        else
+            noc_q_push(&r->va_q, next);
+        if (!ivc->in_sa) {
+            ivc->in_sa = 1;
+            noc_q_push(&r->sa_q, next);
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- switch allocation */
@@ -196,31 +316,89 @@ static int supersedes(int vc, int other, int offset, int V)
     return ((vc - offset + V) % V) < ((other - offset + V) % V);
 }
 
+/* Input `port` asks for output op on behalf of its VC vc; among several VCs of one input asking
+ * for the same output, the one first after the port's round-robin offset keeps the request. */
+static inline void sa_request(noc_router_t *r, int port, int vc, int op, int V)
+{
+    int16_t *label = &r->sw_label[port * r->nports + op];
+    if (noc_alloc_has(&r->sa, port, op)) {
+        if (supersedes(vc, *label, r->sw_rr[port], V))
+            *label = (int16_t)vc;
+    } else {
+        noc_alloc_request(&r->sa, port, op);
+        *label = (int16_t)vc;
+    }
+}
+
+/* Flit index in input VC iv's buffer that branch b copies next. */
+static inline int branch_next(const noc_ivc_t *ivc, const noc_branch_t *b) { return b->sent - ivc->popped; }
+
+/* Output ports of the replicas of input VC iv that can send now: a flit of the packet waiting for
+ * them in the buffer and a credit downstream. */
+static uint64_t ready_branches(const gpuest_noc_t *noc, const noc_router_t *r, int iv)
+{
+    const noc_ivc_t *ivc = &r->ivc[iv];
+    const noc_branch_t *br = &r->br[(size_t)iv * noc->brmax];
+    int flits = noc->pkts[ivc->pkt].flits;
+    uint64_t ports = 0;
+    for (int b = 0; b < ivc->nbr; b++)
+        if (br[b].out_vc >= 0 && br[b].sent < flits && branch_next(ivc, &br[b]) < ivc->count &&
+            r->ovc[br[b].port * noc->vcs + br[b].out_vc].credits > 0)
+            ports |= UINT64_C(1) << br[b].port;
+    return ports;
+}
+
+/* Mux-based crossbar: the replica of input VC iv that won output o, plus every other ready replica
+ * of the same flit whose output no input won this cycle (and no earlier replica claimed). */
+static uint64_t replicas_with(const gpuest_noc_t *noc, noc_router_t *r, int iv, int o, uint64_t *claimed)
+{
+    const noc_ivc_t *ivc = &r->ivc[iv];
+    const noc_branch_t *br = &r->br[(size_t)iv * noc->brmax];
+    uint64_t ready = ready_branches(noc, r, iv);
+    if (!((ready >> o) & 1))
+        return 0;
+    int idx = -1;
+    for (int b = 0; b < ivc->nbr; b++)
+        if (br[b].port == o)
+            idx = branch_next(ivc, &br[b]);
+    uint64_t ports = UINT64_C(1) << o;
+    for (int b = 0; b < ivc->nbr; b++) {
+        int p = br[b].port;
+        if (p != o && ((ready >> p) & 1) && branch_next(ivc, &br[b]) == idx && r->sa.outmatch[p] < 0 &&
+            !((*claimed >> p) & 1))
+            ports |= UINT64_C(1) << p;
+    }
+    *claimed |= ports;
+    return ports;
+}
+
 static void sa_evaluate(gpuest_noc_t *noc, noc_router_t *r)
 {
     int V = noc->vcs, P = r->nports;
+    uint64_t claimed = 0; /* outputs taken by replicas riding along with a granted one */
     noc_alloc_clear(&r->sa);
     uint32_t n = 0;
     for (; n < r->sa_q.count; n++) {
         noc_item_t *it = noc_q_at(&r->sa_q, n);
         if (it->ready >= 0)
             break;
-        noc_ivc_t *ivc = &r->ivc[it->port * V + it->vc];
-        assert(ivc->state == NOC_VC_ACTIVE && ivc->count > 0);
+        int iv = it->port * V + it->vc;
+        noc_ivc_t *ivc = &r->ivc[iv];
+        assert((ivc->state == NOC_VC_ACTIVE || (ivc->nbr && ivc->state == NOC_VC_VCALLOC)) && ivc->count > 0);
+        if (ivc->nbr) {
+            uint64_t ports = ready_branches(noc, r, iv);
+            it->out = ports ? -1 : -2;
+            for (; ports; ports &= ports - 1)
+                sa_request(r, it->port, it->vc, __builtin_ctzll(ports), V);
+            continue;
+        }
         int op = ivc->out_port;
         if (r->ovc[op * V + ivc->out_vc].credits <= 0) {
             it->out = -2; /* no downstream space: stall this cycle */
             continue;
         }
         it->out = -1;
-        int16_t *label = &r->sw_label[it->port * P + op];
-        if (noc_alloc_has(&r->sa, it->port, op)) {
-            if (supersedes(it->vc, *label, r->sw_rr[it->port], V))
-                *label = it->vc;
-        } else {
-            noc_alloc_request(&r->sa, it->port, op);
-            *label = it->vc;
-        }
+        sa_request(r, it->port, it->vc, op, V);
     }
     if (n == 0)
         return;
@@ -232,12 +410,82 @@ static void sa_evaluate(gpuest_noc_t *noc, noc_router_t *r)
             continue;
         int o = r->sa.inmatch[it->port];
         noc_ivc_t *ivc = &r->ivc[it->port * V + it->vc];
+        if (ivc->nbr) {
+            it->out = -1;
+            if (o >= 0 && r->sw_label[it->port * P + o] == it->vc &&
+                ((r->sa_ports[it->port * V + it->vc] = replicas_with(noc, r, it->port * V + it->vc, o, &claimed)))) {
+                it->out = o;
+                r->sw_rr[it->port] = (it->vc + 1) % V;
+            }
+            continue;
+        }
         if (o >= 0 && o == ivc->out_port && r->sw_label[it->port * P + o] == it->vc) {
             it->out = o;
             r->sw_rr[it->port] = (it->vc + 1) % V;
         } else {
             it->out = -1;
         }
+    }
+}
+
+/* Switch traversal of the replicas granted this cycle (r->sa_ports), then removal of the flits every
+ * branch has copied (at most one a cycle: each branch copies at most one). */
+static void replicate(gpuest_noc_t *noc, noc_router_t *r, int port, int vc)
+{
+    int V = noc->vcs, iv = port * V + vc;
+    noc_ivc_t *ivc = &r->ivc[iv];
+    noc_branch_t *br = &r->br[(size_t)iv * noc->brmax];
+    int flits = noc->pkts[ivc->pkt].flits;
+    uint64_t ports = r->sa_ports[iv];
+    r->sa_ports[iv] = 0;
+    for (int b = 0; b < ivc->nbr; b++) {
+        if (!((ports >> br[b].port) & 1))
+            continue;
+        int idx = branch_next(ivc, &br[b]);
+        assert(idx >= 0 && idx < ivc->count);
+        noc_flit_t f = r->buf[(size_t)iv * noc->bstride + ((ivc->head + idx) & noc->bmask)];
+        const noc_pkt_t *kid = &noc->pkts[br[b].pkt];
+        f.pkt = br[b].pkt;
+        if (!kid->dests) { /* a single destination left: the replica travels as unicast */
+            f.flags &= (uint8_t)~NOC_FLIT_MCAST;
+            f.dst = (uint16_t)kid->dst;
+        }
+        if (f.flags & NOC_FLIT_HEAD)
+            f.pad = (uint8_t)(f.pad < 255 ? f.pad + 1 : 255);
+        noc_ovc_t *o = &r->ovc[br[b].port * V + br[b].out_vc];
+        assert(o->owner == iv);
+        noc_ovc_send(noc, o, (f.flags & NOC_FLIT_TAIL) != 0);
+        f.vc = (uint8_t)br[b].out_vc;
+        noc_q_push(&r->xbar_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = (int16_t)vc,
+                                            .out = br[b].port, .flit = f});
+        br[b].sent++;
+    }
+    noc->last_progress = noc->now;
+    int min_sent = flits;
+    for (int b = 0; b < ivc->nbr; b++)
+        if (br[b].sent < min_sent)
+            min_sent = br[b].sent;
+    if (min_sent > ivc->popped) { /* the front flit has reached every output */
+        assert(min_sent == ivc->popped + 1);
+        ivc->head = (uint16_t)((ivc->head + 1) & noc->bmask);
+        ivc->count--;
+        ivc->popped++;
+        r->buffered--;
+        r->credit_out[port] |= UINT64_C(1) << vc;
+        r->credit_mask |= UINT64_C(1) << port;
+    }
+    ivc->in_sa = 0;
+    if (ivc->popped == flits) { /* every replica has its tail: the original record is no longer used */
+        assert(ivc->state == NOC_VC_ACTIVE);
+        noc_pkt_release(noc, ivc->pkt);
+        ivc->pkt = NOC_NONE;
+        ivc->nbr = 0;
+        ivc->state = NOC_VC_IDLE;
+        if (ivc->count > 0)
+            start_route(noc, r, port, vc);
+    } else if (ivc->count > 0) {
+        ivc->in_sa = 1;
+        noc_q_push(&r->sa_q, (noc_item_t){.ready = -1, .port = (int16_t)port, .vc = (int16_t)vc, .out = -1});
     }
 }
 
@@ -253,6 +501,10 @@ static void sa_update(gpuest_noc_t *noc, noc_router_t *r)
         noc_ivc_t *ivc = &r->ivc[iv];
         if (it.out < 0) { /* lost arbitration or no credit: try again next cycle */
             noc_q_push(&r->sa_q, (noc_item_t){.ready = -1, .port = it.port, .vc = it.vc, .out = -1});
+            continue;
+        }
+        if (ivc->nbr) {
+            replicate(noc, r, it.port, it.vc);
             continue;
         }
         assert(ivc->state == NOC_VC_ACTIVE && ivc->count > 0 && it.out == ivc->out_port);

@@ -7,32 +7,16 @@
 
 #include "noc_int.h"
 
-static const char *const pattern_names[] = {"uniform", "transpose", "hotspot", "gpu"};
+_Static_assert(GPUEST_NET_MAX_MC_NODES >= GPUEST_MAX_MCS, "the traffic description holds every MC node");
 
-const char *gpuest_noc_pattern_name(gpuest_noc_pattern_t p)
-{
-    return (unsigned)p < 4 ? pattern_names[p] : "?";
-}
+const char *gpuest_noc_pattern_name(gpuest_noc_pattern_t p) { return gpuest_net_pattern_name(p); }
 
 gpuest_err gpuest_noc_pattern_parse(const char *name, gpuest_noc_pattern_t *out, gpuest_error_t *err)
 {
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, pattern_names[i]) == 0) {
-            *out = (gpuest_noc_pattern_t)i;
-            return GPUEST_OK;
-        }
-    return gpuest_fail(err, GPUEST_ENOKEY, "unknown traffic '%s': expected uniform, transpose, hotspot or gpu", name);
+    return gpuest_net_pattern_parse(name, out, err);
 }
 
-void gpuest_noc_traffic_default(gpuest_noc_traffic_t *t)
-{
-    memset(t, 0, sizeof *t);
-    t->pattern = GPUEST_NOC_TRAFFIC_UNIFORM;
-    t->rate = 0.1;
-    t->packet_flits = 1;
-    t->request_flits = 1;
-    t->seed = 1;
-}
+void gpuest_noc_traffic_default(gpuest_noc_traffic_t *t) { gpuest_net_traffic_default(t); }
 
 void gpuest_noc_measure_default(gpuest_noc_measure_cfg_t *m)
 {
@@ -48,7 +32,7 @@ void gpuest_noc_measure_default(gpuest_noc_measure_cfg_t *m)
 int64_t gpuest_noc_zero_load_latency(const gpuest_noc_cfg_t *c, int hops, int flits)
 {
     /* a crossbar of w flits per port runs w switch cycles per interconnect cycle */
-    int64_t w = c->topology == GPUEST_TOPO_CROSSBAR && c->xbar_port_flits > 1 ? c->xbar_port_flits : 1;
+    int64_t w = gpuest_net_port_flits(c->topology, c->xbar_port_flits);
     int64_t link = c->link_latency + 1;
     /* per router: RC + VA + SA + ST (the crossbar item is evaluated the cycle after SA retires) */
     int64_t router = c->routing_delay + c->vc_alloc_delay + c->sw_alloc_delay + c->st_prepare_delay +
@@ -121,16 +105,38 @@ static int pick_dest(drv_t *d, int src)
     }
 }
 
-static gpuest_err send(drv_t *d, int src, int dst, int cls, int flits, int64_t created, gpuest_error_t *err)
+/* Injects one packet to dst, or to the set dests[0..n) when n >= 2 (every member counts as one
+ * delivered packet in the statistics, as BookSim counts flits accepted at each destination). */
+static gpuest_err send(drv_t *d, int src, int dst, const int *dests, int n, int cls, int flits, int64_t created,
+                       gpuest_error_t *err)
 {
-    gpuest_noc_send_t s = {.src = src, .dst = dst, .cls = cls, .flits = flits, .created = created,
+    gpuest_noc_send_t s = {.src = src, .dst = dst, .dests = n >= 2 ? dests : NULL, .num_dests = n >= 2 ? n : 0,
+                           .cls = cls, .flits = flits, .created = created,
                            .payload = d->state == ST_RUNNING ? &d->rec_mark : NULL};
     GPUEST_TRY(gpuest_noc_inject(d->noc, &s, NULL, err));
+    uint64_t copies = n >= 2 ? (uint64_t)n : 1;
     if (d->state == ST_RUNNING)
-        d->outstanding++;
-    d->fly_flits[cls] += (uint64_t)flits;
-    d->fly_created[cls] += (double)flits * (double)created;
+        d->outstanding += copies;
+    d->fly_flits[cls] += copies * (uint64_t)flits;
+    d->fly_created[cls] += (double)(copies * (uint64_t)flits) * (double)created;
     return GPUEST_OK;
+}
+
+/* A multicast set: size uniform in [mcast_min, mcast_max], members distinct and uniform over all nodes. */
+static int pick_set(drv_t *d, int *set)
+{
+    const gpuest_noc_traffic_t *t = d->t;
+    int n = t->mcast_min + (int)gpuest_rng_below(d->rng, (uint64_t)(t->mcast_max - t->mcast_min + 1));
+    uint64_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int x;
+        do
+            x = (int)gpuest_rng_below(d->rng, (uint64_t)d->nodes);
+        while ((used >> x) & 1);
+        used |= UINT64_C(1) << x;
+        set[i] = x;
+    }
+    return n;
 }
 
 static int reply_push(reply_q_t *q, reply_t r)
@@ -201,12 +207,15 @@ static gpuest_err generate(drv_t *d, gpuest_error_t *err)
                 reply_t r = q->v[q->head];
                 q->head = (q->head + 1) % q->cap;
                 q->count--;
-                GPUEST_TRY(send(d, n, r.dst, GPUEST_NOC_REPLY, t->packet_flits, r.created, err));
+                GPUEST_TRY(send(d, n, r.dst, NULL, 0, GPUEST_NOC_REPLY, t->packet_flits, r.created, err));
             }
             continue;
         }
         while (d->next_pkt[n] <= now && gpuest_noc_can_inject(d->noc, n, cls)) {
-            GPUEST_TRY(send(d, n, pick_dest(d, n), cls, flits, d->next_pkt[n], err));
+            int set[GPUEST_NET_MCAST_MAX_NODES], members = 0;
+            if (t->mcast_fraction > 0.0 && gpuest_rng_uniform(d->rng) < t->mcast_fraction)
+                members = pick_set(d, set);
+            GPUEST_TRY(send(d, n, members ? set[0] : pick_dest(d, n), set, members, cls, flits, d->next_pkt[n], err));
             d->next_pkt[n] += next_gap(d);
         }
     }
@@ -283,6 +292,17 @@ static gpuest_err drv_init(drv_t *d, const gpuest_noc_cfg_t *cfg, const gpuest_n
             }
             d->hot_total += t->hot_weights[i] > 0 ? t->hot_weights[i] : 1.0;
         }
+    }
+    if (t->mcast_fraction != 0.0 &&
+        (t->pattern != GPUEST_NOC_TRAFFIC_UNIFORM || !(t->mcast_fraction > 0.0 && t->mcast_fraction <= 1.0) ||
+         t->mcast_min < 2 || t->mcast_max < t->mcast_min || t->mcast_max > d->nodes ||
+         d->nodes > GPUEST_NET_MCAST_MAX_NODES)) {
+        drv_free(d);
+        return gpuest_fail(err, GPUEST_EINVAL,
+                           "multicast traffic: share %g of %s packets to sets of %d..%d nodes (expected uniform "
+                           "traffic, a share in (0, 1], 2 <= min <= max <= %d nodes, networks of at most %d nodes)",
+                           t->mcast_fraction, gpuest_noc_pattern_name(t->pattern), t->mcast_min, t->mcast_max,
+                           d->nodes, GPUEST_NET_MCAST_MAX_NODES);
     }
     if (t->pattern == GPUEST_NOC_TRAFFIC_TRANSPOSE && d->k == 0 && d->nodes < 2) {
         drv_free(d);

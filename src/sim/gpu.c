@@ -26,12 +26,18 @@ gpuest_err sim_oom(sim_gpu_t *g, const char *what)
                        (unsigned long long)sim_core_cycle(g));
 }
 
+/* ---------------------------------------------------------------- network interface calls */
 int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req)
+{
+    return sim_inject_multicast(g, src, &dst, 1, cls, flits, req);
+}
+
+int sim_inject_multicast(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, int32_t req)
 {
     if (!gpuest_noc_can_inject(g->noc, src, cls))
         return -1;
-    gpuest_noc_send_t p = {.src = src, .dst = dst, .dests = NULL, .num_dests = 0, .cls = cls, .flits = flits,
-                           .payload = (void *)(intptr_t)(req + 1), .created = -1};
+    gpuest_noc_send_t p = {.src = src, .dst = dests[0], .dests = n > 1 ? dests : NULL, .num_dests = n > 1 ? n : 0,
+                           .cls = cls, .flits = flits, .payload = (void *)(intptr_t)(req + 1), .created = -1};
     gpuest_error_t e;
     gpuest_err rc = gpuest_noc_inject(g->noc, &p, NULL, &e);
     if (rc == GPUEST_EBUSY)

@@ -353,7 +353,12 @@ static inline uint64_t sim_core_cycle(const sim_gpu_t *g) { return g->ticks[GPUE
 static inline void sim_progress(sim_gpu_t *g) { g->last_progress = g->ticks[GPUEST_CLK_CORE]; }
 gpuest_err sim_oom(sim_gpu_t *g, const char *what);
 /* Network injection of a request record; 0 injected, -1 busy. */
+/* ---- network interface calls (the only place the simulator hands packets to the network) ---- */
 int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req);
+/* One packet to the node set dests[0..n) (n >= 1; n = 1 is unicast), replicated by the routers
+ * (coalescing paper section 4); every member ejects one copy carrying req. 0 on success, -1 when
+ * the NI queue is full (retry next cycle); other failures set g->failed. */
+int sim_inject_multicast(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, int32_t req);
 
 /* stats.c */
 void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest_sim_stats_t *s);

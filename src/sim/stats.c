@@ -92,10 +92,7 @@ void sim_noc_stats_add(gpuest_noc_stats_t *acc, const gpuest_noc_stats_t *x)
 
 int gpuest_sim_packet_flits(const gpuest_noc_cfg_t *noc, int data_bytes)
 {
-    int fb = noc->flit_bytes > 0 ? noc->flit_bytes : 16;
-    if (noc->header_bytes <= 0)
-        return 1 + (data_bytes + fb - 1) / fb;
-    return (noc->header_bytes + data_bytes + fb - 1) / fb;
+    return gpuest_net_packet_flits(noc->flit_bytes, noc->header_bytes, data_bytes); /* the shared sizing */
 }
 
 void gpuest_sim_result_free(gpuest_sim_result_t *r)

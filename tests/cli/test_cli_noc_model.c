@@ -1,4 +1,5 @@
 /* test_cli_noc_model.c: 'gpuest noc --model analytic' and '--compare' as a user runs them. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,12 +91,41 @@ static void test_analytic_saturation(void **state)
     assert_non_null(strstr(row, " 1 ")); /* saturated column */
 }
 
+/* Multicast traffic as a user sets it: half of the packets go to 3 nodes, so every injected flit is
+ * accepted (0.5 + 0.5 x 3) = 2 times: simulator and model both report 2 x 0.05 accepted, with the
+ * routing function named in the CSV; unsupported combinations exit 2 with a message. */
+static void test_multicast_traffic(void **state)
+{
+    (void)state;
+    char csv[256], args[1024];
+    snprintf(csv, sizeof csv, "%s/noc_mc_%d.csv", GPUEST_BINARY_DIR, (int)getpid());
+    snprintf(args, sizeof args,
+             "noc --k 4 --vcs 4 --routing o1turn --rate 0.05 --multicast 0.5 --mcast-size 3 --sample-period 2000 "
+             "--compare --csv %s",
+             csv);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    table_t t = {0};
+    assert_int_equal(gpuest_csv_read(csv, keep_row, &t, NULL), GPUEST_OK);
+    assert_int_equal(t.nrows, 3);
+    assert_string_equal(t.rows[1][4], "o1turn");
+    double sim_acc = strtod(t.rows[1][10], NULL), model_acc = strtod(t.rows[2][10], NULL);
+    assert_true(fabs(model_acc - 0.1) < 1e-9);
+    assert_true(fabs(sim_acc - 0.1) < 0.006); /* a 2000-cycle window of Bernoulli sources */
+    unlink(csv);
+    assert_int_equal(run_gpuest("noc --traffic transpose --multicast 0.2", out, sizeof out), 2);
+    assert_non_null(strstr(out, "uniform"));
+    assert_int_equal(run_gpuest("noc --multicast 0.2 --mcast-size 5-3", out, sizeof out), 2);
+    assert_int_equal(run_gpuest("noc --routing west", out, sizeof out), 2);
+    assert_non_null(strstr(out, "xy, yx, o1turn"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_analytic_row_on_booksim_config),
         cmocka_unit_test(test_compare_prints_both),
         cmocka_unit_test(test_analytic_saturation),
+        cmocka_unit_test(test_multicast_traffic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,7 +61,7 @@ static void test_mesh3_uniform_xy(void **state)
 
 /* Transpose on 3x3, XY: (x,y) -> (y,x), rate lambda per node.
  * East link (0,1)->(1,1): from (0,1) to (1,0): X first along row 1: lambda. (0,2)->(2,0) crosses
- * (0,2)->(1,2) and (1,2)->(2,2) then goes south twice in column 2. Checked links below. */
+ * (0,2)->(1,2) and (1,2)->(2,2) then goes north twice in column 2 (towards row 0). Checked links below. */
 static void test_mesh3_transpose_xy(void **state)
 {
     (void)state;
@@ -70,15 +70,15 @@ static void test_mesh3_transpose_xy(void **state)
     booksim_mesh(&cfg, 3, 4, 8);
     gpuest_model_noc_t *m = build(&cfg, "transpose", 1, lam);
     /* router (0,1) = node 3: east carries (0,1)->(1,0) */
-    assert_double_equal(gpuest_model_noc_port_load(m, 3, GPUEST_PORT_E, -1), lam, 1e-12);
+    assert_double_equal(gpuest_model_noc_port_load(m, 3, GPUEST_NET_PORT_E, -1), lam, 1e-12);
     /* router (1,2) = node 7: east carries (0,2)->(2,0) and (1,2)->(2,1) */
-    assert_double_equal(gpuest_model_noc_port_load(m, 7, GPUEST_PORT_E, -1), 2 * lam, 1e-12);
-    /* router (2,2) = node 8: south carries (0,2)->(2,0) and (1,2)->(2,1); (2,2) is its own transpose */
-    assert_double_equal(gpuest_model_noc_port_load(m, 8, GPUEST_PORT_S, -1), 2 * lam, 1e-12);
-    /* router (2,1) = node 5: south carries (0,2)->(2,0) only */
-    assert_double_equal(gpuest_model_noc_port_load(m, 5, GPUEST_PORT_S, -1), lam, 1e-12);
+    assert_double_equal(gpuest_model_noc_port_load(m, 7, GPUEST_NET_PORT_E, -1), 2 * lam, 1e-12);
+    /* router (2,2) = node 8: north (towards row 0) carries (0,2)->(2,0) and (1,2)->(2,1); (2,2) is its own transpose */
+    assert_double_equal(gpuest_model_noc_port_load(m, 8, GPUEST_NET_PORT_N, -1), 2 * lam, 1e-12);
+    /* router (2,1) = node 5: north carries (0,2)->(2,0) only */
+    assert_double_equal(gpuest_model_noc_port_load(m, 5, GPUEST_NET_PORT_N, -1), lam, 1e-12);
     /* diagonal nodes eject their own packets; node 4 = (1,1) */
-    assert_double_equal(gpuest_model_noc_port_load(m, 4, GPUEST_PORT_LOCAL, -1), lam, 1e-12);
+    assert_double_equal(gpuest_model_noc_port_load(m, 4, GPUEST_NET_PORT_LOCAL, -1), lam, 1e-12);
     gpuest_model_noc_destroy(m);
 }
 
@@ -114,7 +114,7 @@ static void test_conservation_random(void **state)
         for (int r = 0; r < 25; r++) {
             for (int p = 0; p < 4; p++)
                 links += gpuest_model_noc_port_load(m, r, p, -1);
-            ej += gpuest_model_noc_port_load(m, r, GPUEST_PORT_LOCAL, -1);
+            ej += gpuest_model_noc_port_load(m, r, GPUEST_NET_PORT_LOCAL, -1);
         }
         assert_double_equal(links, want, 1e-12);
         assert_double_equal(ej, inj, 1e-12);
