@@ -25,7 +25,7 @@ static int32_t new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_li
     q->sectors = r->sectors;
     q->op = (uint8_t)op;
     q->sm = (int16_t)sm->id;
-    q->mc = (int16_t)gpuest_config_mc_of_address(g->cfg, r->line);
+    q->mc = (int16_t)sim_mc_of(g, r->line);
     q->warp = warp;
     q->t_access = g->now;
     return i;
@@ -72,10 +72,21 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         g->ctr.v[SC_amat_n]++;
         return L1_HIT;
     }
+    /* A miss, with GPGPU-Sim 3.x's reservation semantics (data_cache::rd_miss_base,
+     * send_read_request, tag_array::probe): the access fails reservation and the
+     * LD/ST unit retries it when (a) the miss queue has fewer than 2 free slots
+     * (rd_miss_base's miss_queue_full(1): a miss might need two requests), (b) the
+     * line has an MSHR entry whose merge list is full, (c) it has none and every
+     * MSHR is taken, or (d) the line is absent and every way of its set is reserved
+     * by an earlier miss (lines are allocated at miss time, the 'm' policy). */
     int e = sim_mshr_find(&sm->mshr, r->line);
+    if (e < 0 && !way && !sim_tags_find_reserved(&sm->l1, r->line, r->line) && !sim_tags_victim(&sm->l1, r->line))
+        return L1_STALL_MSHR; /* (d) */
+    if ((int)sm->missq.len + 1 >= g->cfg->l1.miss_queue)
+        return L1_STALL_MISSQ; /* (a) */
     if (e >= 0) {
         if (sm->mshr.e[e].count >= sm->mshr.merge)
-            return L1_STALL_MSHR;
+            return L1_STALL_MSHR; /* (b) */
         int32_t i = new_request(g, sm, warp, r, op);
         if (i < 0)
             return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
@@ -87,9 +98,11 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         return L1_MISS_MERGED;
     }
     if (sm->mshr.used == sm->mshr.entries)
-        return L1_STALL_MSHR;
-    if (missq_full(g, sm))
-        return L1_STALL_MISSQ;
+        return L1_STALL_MSHR; /* (c) */
+    if (!way && !sim_tags_find_reserved(&sm->l1, r->line, r->line)) {
+        sim_way_t old;
+        sim_tags_reserve(&sm->l1, r->line, r->line, &old); /* clean victim: the L1 writes through */
+    }
     int32_t i = new_request(g, sm, warp, r, op);
     if (i < 0 || sim_mshr_alloc(&sm->mshr, r->line, &g->pool, i) < 0 || enqueue_miss(g, sm, i) != 0)
         return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
@@ -124,10 +137,17 @@ void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
     uint8_t sectors = 0xF; /* a read reply carries the whole 128-byte line */
     sm->ldst.stalled = 0;  /* tags and MSHRs change: a stalled L1 access may go now */
     sim_way_t *way = sim_tags_find(&sm->l1, p->line, p->line, 1);
-    if (way)
+    if (!way)
+        way = sim_tags_find_reserved(&sm->l1, p->line, p->line); /* the way reserved at miss time */
+    if (way) {
         way->valid |= sectors;
-    else
-        sim_tags_fill(&sm->l1, sim_tags_victim(&sm->l1, p->line), p->line, sectors);
+        way->reserved = 0;
+        way->lru = ++sm->l1.stamp;
+    } else { /* a sector miss whose line was evicted meanwhile */
+        sim_way_t *v = sim_tags_victim(&sm->l1, p->line);
+        if (v)
+            sim_tags_fill(&sm->l1, v, p->line, sectors);
+    }
     sim_time_t ready = g->now + (sim_time_t)p->extra_core * g->period[GPUEST_CLK_CORE];
     int e = sim_mshr_find(&sm->mshr, p->line);
     int32_t i = e >= 0 ? sim_mshr_release(&sm->mshr, e) : req;

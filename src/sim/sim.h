@@ -97,6 +97,7 @@ typedef struct {
     uint64_t l1_mshr_merges;                  /* misses merged into a pending MSHR entry */
     uint64_t l1_mshr_stalls;                  /* cycles the LD/ST unit waited for an MSHR */
     uint64_t l1_missq_stalls;                 /* cycles it waited for the miss queue */
+    uint64_t l1_reservation_fails;            /* tries that failed reservation and were retried (both kinds) */
     double l1_miss_rate;                      /* l1_misses / l1_accesses */
     uint64_t store_requests, atomic_requests;
 
@@ -111,7 +112,9 @@ typedef struct {
 
     /* L2 / DRAM */
     uint64_t l2_accesses, l2_hits, l2_misses, l2_mshr_merges;
-    uint64_t dram_reads, dram_writes, dram_row_hits;
+    uint64_t dram_reads, dram_writes, dram_row_hits; /* line reads / writes completed; row hits among them */
+    uint64_t dram_activates;
+    double dram_bus_util; /* data-bus busy cycles / DRAM cycles, over all channels */
 
     /* MCs: cycles (L2 clock) summed over MCs, and those with a reply ready but the NI input queue full */
     uint64_t mc_cycles, mc_stall_cycles;

@@ -21,7 +21,7 @@ typedef int64_t sim_time_t;
     X(warp_insts) X(thread_insts) X(l1_accesses) X(l1_hits) X(l1_misses) X(l1_merges) X(l1_mshr_stalls)                \
     X(l1_missq_stalls) X(store_reqs) X(atomic_reqs) X(read_reqs) X(write_reqs) X(replies) X(read_done)              \
     X(miss_fs) X(req_fs) X(mem_fs) X(reply_fs) X(amat_fs) X(amat_n) X(l2_accesses) X(l2_hits) X(l2_misses)           \
-    X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
+    X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(dram_acts) X(dram_bus) X(dram_cycles) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
     X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)
 enum {
 #define SIM_CTR_ENUM(n) SC_##n,
@@ -54,6 +54,7 @@ typedef struct {
     uint8_t sectors;
     uint8_t op;    /* gpuest_mem_op_t */
     uint8_t state; /* sim_req_state_t */
+    uint8_t fetch; /* an L2 fetch-on-write read: fills the line, answered by nobody (l2.c) */
     int16_t sm;
     int16_t mc;
     int32_t warp;  /* warp slot in the SM */
@@ -82,6 +83,7 @@ typedef struct {
     uint64_t lru;    /* last-use stamp */
     uint8_t valid;   /* sector mask of valid data (L2: 0xF when valid) */
     uint8_t dirty;
+    uint8_t reserved; /* allocated at miss time, data not yet back (GPGPU-Sim's RESERVED line) */
 } sim_way_t;
 
 typedef struct {
@@ -100,6 +102,13 @@ sim_way_t *sim_tags_find(sim_tags_t *t, uint64_t index_addr, uint64_t line, int 
  * contents before overwriting. */
 sim_way_t *sim_tags_victim(sim_tags_t *t, uint64_t index_addr);
 void sim_tags_fill(sim_tags_t *t, sim_way_t *w, uint64_t line, uint8_t valid);
+/* Allocate-on-miss (GPGPU-Sim's 'm' policy): reserves a way for line, choosing
+ * the victim among unreserved ways (invalid first, then LRU); *old receives the
+ * victim's previous contents (for a write-back). NULL when every way of the set
+ * is reserved: the miss then fails reservation. */
+sim_way_t *sim_tags_reserve(sim_tags_t *t, uint64_t index_addr, uint64_t line, sim_way_t *old);
+/* The reserved way waiting for line, or NULL. */
+sim_way_t *sim_tags_find_reserved(sim_tags_t *t, uint64_t index_addr, uint64_t line);
 
 /* ---------------------------------------------------------------- MSHR table (mshr.c) */
 typedef struct {
@@ -207,28 +216,49 @@ int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
+/* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a
+ * line write (write-back of a dirty victim, or a write miss's data). */
 typedef struct {
-    int32_t req;      /* request index, or -1 for a write-back */
-    uint64_t line;
-    int write;
+    int32_t req;    /* request index, or -1 for a write-back (nothing answers it) */
+    int16_t sub;    /* sub-partition (MC node index) the data or the ack returns to */
+    uint8_t write;
+    uint8_t row_hit; /* counted as a row-buffer hit when it reached its bank */
     int bank;
     int64_t row;
-    sim_time_t arrive;
+    int atoms_left; /* column commands still to issue (line bytes / bytes per column command) */
 } sim_dram_req_t;
 
+/* One bank: open row and the earliest DRAM cycle of each command it may take
+ * (GPGPU-Sim dram.cc keeps the same constraints as count-down counters). */
 typedef struct {
-    int64_t open_row; /* -1 closed */
-    int64_t ready;    /* DRAM cycle the bank accepts its next column command */
-    int64_t t_act;    /* last activate */
+    int active;       /* a row is open */
+    int64_t row;      /* open row */
+    int has_cur;      /* a request is being served (GPGPU-Sim's mrq) */
+    sim_dram_req_t cur;
+    int64_t rd_ok, wr_ok; /* column commands after ACT: tRCD, tRCDWR */
+    int64_t pre_ok;       /* PRE: tRAS after ACT, tWTP after WR, burst after RD */
+    int64_t act_ok;       /* ACT: tRC after the last ACT, tRP after PRE */
 } sim_bank_t;
 
 typedef struct {
+    int64_t ccdl_ok, rtpl_ok, rrdl_ok; /* same-group column, read-to-precharge and activate constraints */
+} sim_bankgrp_t;
+
+typedef struct {
     sim_bank_t *banks;
-    sim_dram_req_t *q;
+    sim_bankgrp_t *groups;
+    sim_dram_req_t *q; /* scheduler queue, arrival order: requests not yet given to a bank */
     int qlen, qcap;
-    int reads_queued; /* excluding write-backs, against dram.queue_size */
-    int64_t bus_free, last_col, last_act; /* DRAM cycles */
+    int inflight; /* L2 misses (reads, write data) from the L2 lookup to their completion; dram.queue_size bounds it */
+    int64_t ccd_ok, rrd_ok, rtw_ok, wtr_ok; /* rank-wide: column, activate, read->write, write->read */
+    int64_t bus_free; /* first DRAM cycle the data bus is free */
+    int prio;         /* bank the command arbiter looks at first (GPGPU-Sim's prio) */
+    int work;         /* requests queued or in banks: 0 lets the channel skip its cycle */
+    /* tests: sees every command issued (cmd: SIM_DRAM_ACT / PRE / RD / WR) */
+    void (*trace)(void *ctx, int cmd, int bank, int64_t row, int64_t cycle);
+    void *trace_ctx;
 } sim_dram_t;
+enum { SIM_DRAM_ACT = 0, SIM_DRAM_PRE, SIM_DRAM_RD, SIM_DRAM_WR };
 
 typedef struct {
     sim_time_t ready;
@@ -247,6 +277,7 @@ void sim_tfifo_free(sim_tfifo_t *q);
 
 typedef struct {
     int id, node;
+    int chan, sub;        /* DRAM channel and sub-partition within it (GPGPU-Sim memory_sub_partition) */
     sim_tfifo_t rop;      /* ROP delay line: accepted requests travel the minimum L2 latency (GPGPU-Sim m_rop) */
     sim_fifo_t reqq;      /* icnt->L2 queue, mc.request_queue entries; full stops acceptance from the NI */
     sim_fifo_t replyq;    /* L2->icnt queue, mc.reply_queue entries; full stops the L2 */
@@ -255,15 +286,19 @@ typedef struct {
     int32_t fill_pending; /* MSHR chain being answered after a fill, -1 none */
     sim_tags_t l2;
     sim_mshr_t mshr;
-    sim_dram_t dram;
 } sim_mc_t;
 
 gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_error_t *err);
 void sim_mc_free(sim_mc_t *mc);
 gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err);   /* phase 1 (L2 clock) */
 gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err); /* phase 2 (L2 clock) */
-/* MC-local address: the interleaving bits removed, for set / bank indexing. */
+/* Channel-local address: the channel interleaving bits removed (DRAM bank and row). */
 uint64_t sim_mc_local(const sim_gpu_t *g, uint64_t addr);
+/* Sub-partition (MC node index) serving addr, and the address within it (L2 set indexing).
+ * Alternate lines of a channel go to alternate sub-partitions: GPGPU-Sim's GTX480
+ * map takes the sub-partition from the lowest bank bit, address bit 7. */
+int sim_mc_of(const sim_gpu_t *g, uint64_t addr);
+uint64_t sim_sub_local(const sim_gpu_t *g, uint64_t addr);
 
 /* l2.c: tag lookup of the request leaving the L2 pipeline; 1 consumed, 0 stalled. */
 int sim_l2_access(sim_gpu_t *g, sim_mc_t *mc, int32_t req);
@@ -276,10 +311,13 @@ int sim_l2_fill_step(sim_gpu_t *g, sim_mc_t *mc); /* 1 progress */
 /* dram.c */
 gpuest_err sim_dram_init(sim_gpu_t *g, sim_dram_t *d, gpuest_error_t *err);
 void sim_dram_free(sim_dram_t *d);
-int sim_dram_can_accept(const sim_gpu_t *g, const sim_dram_t *d);
-int sim_dram_push(sim_gpu_t *g, sim_mc_t *mc, int32_t req, uint64_t line, int write); /* -1 out of memory */
-void sim_dram_cycle(sim_gpu_t *g, sim_mc_t *mc); /* DRAM clock */
-/* Unloaded closed-bank read service time, DRAM cycles (activate + CAS + burst). */
+/* Queues a line read or write from sub-partition mc; -1 out of memory. */
+int sim_dram_push(sim_gpu_t *g, sim_mc_t *mc, int32_t req, uint64_t line, int write);
+void sim_dram_cycle(sim_gpu_t *g, int chan); /* DRAM clock: schedule, then at most one command */
+/* Derived GDDR timing, DRAM cycles (GPGPU-Sim's formulas). */
+int sim_dram_burst_cycles(const gpuest_config_t *c); /* data-bus cycles of one column command */
+int sim_dram_atoms(const gpuest_config_t *c);        /* column commands per line */
+/* Unloaded read of a closed bank, DRAM cycles: ACT, tRCD, the column commands tCCD apart, tCL, burst. */
 int sim_dram_unloaded_cycles(const gpuest_config_t *cfg);
 
 /* ---------------------------------------------------------------- inter-core locality (locality.c) */
@@ -313,9 +351,11 @@ struct sim_gpu_s {
     const gpuest_sim_source_t *src;
     const gpuest_sim_opts_t *opts;
     gpuest_noc_t *noc;
-    int nsm, nmc;
+    int nsm, nmc; /* nmc: MC nodes = channels x sub-partitions */
     sim_sm_t *sm;
     sim_mc_t *mc;
+    int nchan, nsub;
+    sim_dram_t *chan; /* one DRAM channel per memory controller, shared by its sub-partitions */
     sim_pool_t pool;
     sim_counters_t ctr;
     sim_loc_t loc[GPUEST_SIM_LOCALITY_WINDOWS];

@@ -113,6 +113,28 @@ static void test_l1_hit_mesh56(void **st)
 }
 
 /* ------------------------------------------------------------ isolated L2 hit and DRAM read */
+/* Memory latency of an isolated read that misses the L2, in core cycles, from the
+ * preset's parts (not from the simulator's own helpers). */
+static double isolated_dram_read(const gpuest_config_t *c)
+{
+    const gpuest_dram_cfg_t *d = &c->dram;
+    assert_int_equal(d->burst_length * d->chip_bytes * d->chips_per_channel, 64); /* two bursts per 128-byte line */
+    double dram_cycles = d->tRCD + d->tCCDL + d->tCL + d->burst_length / d->data_rate;
+    return c->l2.hit_latency + d->latency + dram_cycles * c->core.clock_mhz / c->dram.clock_mhz;
+}
+
+static void test_isolated_dram_by_hand(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    /* 120 + 100 + (12 + 3 + 12 + 2) x 700 / 924 = 241.97 core cycles */
+    assert_true(isolated_dram_read(&c) > 241.96 && isolated_dram_read(&c) < 241.98);
+    preset(&c, "mesh56");
+    /* 120 + 100 + 29 x 1400 / 924 = 263.94 */
+    assert_true(isolated_dram_read(&c) > 263.93 && isolated_dram_read(&c) < 263.95);
+}
+
 static void check_isolated(const char *name)
 {
     gpuest_config_t c;
@@ -154,11 +176,14 @@ static void check_isolated(const char *name)
     assert_true(h->mem_latency == (double)c.l2.hit_latency);
     assert_true(h->reply_latency == zl_rep);
     assert_true(h->miss_latency == zl_req + c.l2.hit_latency + zl_rep);
-    /* DRAM read: the minimum DRAM latency, up to one DRAM and one L2 clock edge of alignment */
+    /* DRAM read: the pipeline the preset describes, up to one DRAM and one L2 clock
+     * edge of alignment: ROP (l2.hit_latency) + fixed DRAM pipeline (dram.latency) +
+     * the closed-bank read (ACT, tRCD, two 64-byte bursts tCCDL apart, tCL, burst) */
+    double dram = isolated_dram_read(&c);
     assert_true(d->req_latency == zl_req);
     assert_true(d->reply_latency == zl_rep);
-    assert_true(d->mem_latency >= (double)c.dram.min_latency - 1e-9);
-    assert_true(d->mem_latency <= (double)c.dram.min_latency + 2.0);
+    assert_true(d->mem_latency >= dram - 1e-9);
+    assert_true(d->mem_latency <= dram + 2.0);
     gpuest_sim_result_free(&r);
 }
 
@@ -180,7 +205,8 @@ static void test_dram_rows_fermi(void **st)
     (void)st;
     gpuest_config_t c;
     preset(&c, "fermi");
-    /* A and A + 128 share a 256-byte interleaving chunk (same MC, same DRAM row, other L2 line);
+    /* A and A + 128 share a 256-byte interleaving chunk (same channel, same DRAM row, other L2 line
+     * and other sub-partition);
      * A + 196608 is 128 chunks further in the same MC: local offset 32 KB = row_bytes x banks,
      * so the same bank and the next row. */
     uint64_t far = (uint64_t)c.dram.row_bytes * (uint64_t)c.dram.banks / (uint64_t)c.mc.interleave_bytes *
@@ -197,7 +223,7 @@ static void test_dram_rows_fermi(void **st)
     gpuest_sim_result_t r;
     gpuest_error_t e = {0};
     assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
-    double dram_to_core = c.core.clock_mhz / c.dram.clock_mhz, min = c.dram.min_latency;
+    double dram_to_core = c.core.clock_mhz / c.dram.clock_mhz, min = isolated_dram_read(&c);
     double hit = min - c.dram.tRCD * dram_to_core, conflict = min + c.dram.tRP * dram_to_core;
     printf("# DRAM closed %.3f, row hit %.3f (expect %.3f), row conflict %.3f (expect %.3f)\n",
            r.kernels[0].mem_latency, r.kernels[1].mem_latency, hit, r.kernels[2].mem_latency, conflict);
@@ -351,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_packet_flits),     cmocka_unit_test(test_l1_hit_fermi),
         cmocka_unit_test(test_l1_hit_mesh56),    cmocka_unit_test(test_isolated_fermi),
         cmocka_unit_test(test_isolated_mesh56),  cmocka_unit_test(test_dram_rows_fermi),
+        cmocka_unit_test(test_isolated_dram_by_hand),
         cmocka_unit_test(test_gto_runs),
         cmocka_unit_test(test_lrr_runs),         cmocka_unit_test(test_store_barrier_atomic),
         cmocka_unit_test(test_watchdog),         cmocka_unit_test(test_cta_too_big),
