@@ -28,7 +28,8 @@
  *  - NI queues in flits, as GPGPU-Sim's interconnect interface sizes them: an
  *    injection (input) buffer of 9 flits (its default when input_buffer_size = 0)
  *    and an ejection side of 8 + 16 flits (ejection buffer = vc_buf_size, boundary
- *    buffer 16) per class; the packet bounds (16) stay as a second limit.
+ *    buffer 16) per class. The packet bounds (16 injection, 24 ejection) are then
+ *    never the binding ones for read traffic.
  *  - choice: 2 KB DRAM rows.
  *  - BookSim delays: "2-cycle router" (data-filtering thesis Table 5.1) is taken as
  *    VC allocation + switch allocation with look-ahead routing (routing_delay 0),
@@ -151,7 +152,7 @@ static void common_defaults(gpuest_config_t *c)
         .alloc_iters = 1,
         .wait_for_tail_credit = 0,
         .inject_queue = 16,
-        .eject_queue = 16,
+        .eject_queue = 24, /* packets: never the binding limit next to 24 flits */
         .inject_queue_flits = 9,
         .eject_queue_flits = 24,
         .clock_mhz = 700.0,

@@ -132,7 +132,9 @@ static void take(sim_dram_t *d, int k, sim_bank_t *b)
     d->qlen--;
 }
 
-/* Gives idle banks their next request. */
+/* Gives idle banks their next request, in one pass over the queue (arrival
+ * order): FR-FCFS takes, per idle bank, its oldest request to the open row, else
+ * its oldest request. */
 static void schedule(const gpuest_config_t *c, sim_dram_t *d)
 {
     if (d->qlen == 0)
@@ -143,23 +145,26 @@ static void schedule(const gpuest_config_t *c, sim_dram_t *d)
             take(d, 0, b);
         return;
     }
-    for (int i = 0; i < c->dram.banks && d->qlen > 0; i++) {
-        int bank = (d->prio + i) % c->dram.banks;
-        sim_bank_t *b = &d->banks[bank];
-        if (b->has_cur)
+    int pick[256], any = 0, nb = c->dram.banks < 256 ? c->dram.banks : 256;
+    for (int b = 0; b < nb; b++)
+        pick[b] = -1;
+    for (int k = 0; k < d->qlen; k++) {
+        const sim_dram_req_t *r = &d->q[k];
+        const sim_bank_t *b = &d->banks[r->bank];
+        if (r->bank >= nb || b->has_cur)
             continue;
-        int oldest = -1, hit = -1;
-        for (int k = 0; k < d->qlen && hit < 0; k++) {
-            if (d->q[k].bank != bank)
-                continue;
-            if (oldest < 0)
-                oldest = k;
-            if (b->active && d->q[k].row == b->row)
-                hit = k;
+        int hit = b->active && r->row == b->row;
+        int cur = pick[r->bank];
+        if (cur < 0 || (hit && !(d->q[cur].row == b->row && b->active))) {
+            pick[r->bank] = k;
+            any = 1;
         }
-        if (hit >= 0 || oldest >= 0)
-            take(d, hit >= 0 ? hit : oldest, b);
     }
+    if (!any)
+        return;
+    for (int k = d->qlen - 1; k >= 0; k--) /* from the back: earlier indices stay valid */
+        if (d->q[k].bank < nb && pick[d->q[k].bank] == k)
+            take(d, k, &d->banks[d->q[k].bank]);
 }
 
 /* The request served by bank `bank` is complete at DRAM cycle `end`. */
