@@ -93,7 +93,7 @@ static const char *const csv_header[] = {
     "l2_hits", "l2_misses", "dram_reads", "dram_writes", "dram_row_hits", "request_packets", "reply_packets",
     "request_net_latency", "reply_net_latency", "link_util_mean", "link_util_max", "intercore_locality_120",
     "intercore_locality_240", "intercore_locality_480", "intercore_locality_1920", "avail_warps",
-    "cycles_per_schedule", "latency_tolerance"};
+    "cycles_per_schedule", "latency_tolerance", "l1i_accesses", "l1i_misses", "l1c_accesses", "l1c_misses"};
 #define CSV_COLS (sizeof csv_header / sizeof csv_header[0])
 
 static const char *const show_header[] = {"kernel", "cycles",  "winst",   "ipc",   "l1_miss", "amat",  "req",
@@ -169,6 +169,10 @@ static void csv_row(cli_table_t *t, const char *wl, const char *preset, const gp
     cell(&r, "%.3f", s->avail_warps);
     cell(&r, "%.3f", s->cycles_per_schedule);
     cell(&r, "%.3f", s->latency_tolerance);
+    cell(&r, "%llu", U(s->l1i_accesses));
+    cell(&r, "%llu", U(s->l1i_misses));
+    cell(&r, "%llu", U(s->l1c_accesses));
+    cell(&r, "%llu", U(s->l1c_misses));
     cli_table_add(t, r.cells);
 }
 

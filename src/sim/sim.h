@@ -99,9 +99,13 @@ typedef struct {
     uint64_t l1_missq_stalls;                 /* cycles it waited for the miss queue */
     double l1_miss_rate;                      /* l1_misses / l1_accesses */
     uint64_t store_requests, atomic_requests;
+    /* Instruction cache (fetches that changed line) and constant cache (distinct
+     * lines of constant reads); misses include those waiting on another warp's request */
+    uint64_t l1i_accesses, l1i_misses, l1c_accesses, l1c_misses;
+    uint64_t front_requests; /* read requests the instruction and constant caches sent */
 
     /* Memory requests to the MCs */
-    uint64_t read_requests;  /* load misses sent */
+    uint64_t read_requests;  /* L1D load misses sent (instruction and constant requests not included) */
     uint64_t write_requests; /* stores + atomics sent */
     uint64_t replies;        /* replies + acks received at SMs */
     /* L1 miss penalty of read requests (coalescing paper Fig. 1a), averages:
