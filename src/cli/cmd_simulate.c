@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_source.h"
@@ -276,9 +277,17 @@ int cli_cmd_simulate(int argc, char **argv)
     so.max_cycles = o.max_cycles;
     so.max_instructions = o.max_insts;
     so.watchdog_cycles = o.watchdog;
-    so.progress = cli_progress("simulate", 0);
-    if (so.progress)
-        gpuest_progress_set_unit(so.progress, "cycles");
+    uint64_t total = 0;
+    if (isatty(fileno(stderr))) { /* the bar counts warp instructions out of the workload's total */
+        gpuest_error_t cerr;
+        if (gpuest_workload_count_insts(wl, &total, &cerr) != GPUEST_OK)
+            total = 0; /* the run itself will report what is wrong */
+        if (o.max_insts && (total == 0 || o.max_insts < total))
+            total = o.max_insts;
+    }
+    so.progress = cli_progress("simulate", total);
+    gpuest_progress_set_unit(so.progress, "inst");
+    gpuest_progress_set_aux_unit(so.progress, "cycles");
     gpuest_sim_result_t r;
     rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
     gpuest_progress_finish(so.progress);

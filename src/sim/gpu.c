@@ -341,7 +341,7 @@ static gpuest_err run_kernel(sim_gpu_t *g, gpuest_sim_result_t *out, size_t *sca
         if (interval && cyc % interval == 0 && take_samples(g, out, scap) != GPUEST_OK)
             return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for samples");
         if ((cyc & 1023) == 0 && g->opts->progress)
-            gpuest_progress_update(g->opts->progress, cyc);
+            gpuest_progress_update_aux(g->opts->progress, g->ctr.v[SC_warp_insts], cyc);
         if (limit_hit(g)) {
             *stopped = 1;
             break;

@@ -68,7 +68,8 @@ typedef struct {
     uint64_t max_instructions; /* stop after this many warp instructions (0: no limit) */
     uint64_t watchdog_cycles;  /* core cycles without any progress -> GPUEST_EDEADLOCK (default 200000) */
     uint64_t sample_interval;  /* core cycles per SM time-series sample (default 1000, 0: off) */
-    gpuest_progress_t *progress; /* may be NULL; advanced in core cycles (total unknown: 0) */
+    gpuest_progress_t *progress; /* may be NULL; advanced in warp instructions issued (its total: the
+                                  * caller's, e.g. gpuest_workload_count_insts), core cycles as its aux counter */
     gpuest_sim_hooks_t hooks;
 } gpuest_sim_opts_t;
 

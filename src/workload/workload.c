@@ -17,6 +17,8 @@ struct gpuest_workload_s {
     uint32_t launches;               /* launches begun */
     int open_warps;
     gpuest_warp_t *free_warps;       /* recycled warp objects, linked through ->wl */
+    gpuest_scale_t scale;            /* generated workloads: how they were made */
+    uint64_t seed;
 };
 
 static const char *const scale_names[] = {"tiny", "small", "default"};
@@ -90,7 +92,34 @@ gpuest_err gpuest_workload_create(const char *name, gpuest_scale_t scale, uint64
         gpuest_memimg_destroy(img);
         return rc;
     }
-    return wl_create_from_ops(name, gen, gen->ops, img, ctx, out, err);
+    GPUEST_TRY(wl_create_from_ops(name, gen, gen->ops, img, ctx, out, err));
+    (*out)->scale = scale;
+    (*out)->seed = seed;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_workload_count_insts(const gpuest_workload_t *wl, uint64_t *total, gpuest_error_t *err)
+{
+    *total = 0;
+    if (!wl->gen) { /* a trace: every instruction is stored */
+        const tr_trace_t *t = wl->ctx;
+        for (size_t k = 0; k < t->nk; k++) {
+            const tr_kernel_t *kk = &t->k[k];
+            size_t nw = (size_t)kk->l.num_ctas * kk->l.warps_per_cta;
+            for (size_t w = 0; w < nw; w++)
+                *total += kk->warps[w].n;
+        }
+        return GPUEST_OK;
+    }
+    /* a generator: run a fresh copy's front end (launches depend on the results) */
+    gpuest_workload_t *copy = NULL;
+    GPUEST_TRY(gpuest_workload_create(wl->gen->name, wl->scale, wl->seed, &copy, err));
+    gpuest_workload_speed_t sp;
+    gpuest_err rc = gpuest_workload_measure(copy, UINT64_MAX, &sp, err);
+    gpuest_workload_destroy(copy);
+    if (rc == GPUEST_OK)
+        *total = sp.insts;
+    return rc;
 }
 
 void gpuest_workload_destroy(gpuest_workload_t *wl)

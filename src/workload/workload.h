@@ -245,6 +245,11 @@ gpuest_err gpuest_workload_write_csv(gpuest_workload_t *wl, const char *path, co
                                      gpuest_error_t *err);
 void gpuest_workload_destroy(gpuest_workload_t *wl);
 
+/* Warp instructions (END excluded) of every launch of wl, for progress
+ * reports. Traces count their stored instructions; a generated workload runs
+ * the front end of a fresh copy (same generator, scale and seed) to its end,
+ * a few percent of a detailed simulation's time. wl itself is not advanced. */
+gpuest_err gpuest_workload_count_insts(const gpuest_workload_t *wl, uint64_t *total, gpuest_error_t *err);
 const char *gpuest_workload_name(const gpuest_workload_t *wl);
 /* The generator behind a generated workload, NULL for traces. */
 const gpuest_generator_t *gpuest_workload_generator(const gpuest_workload_t *wl);
