@@ -57,7 +57,7 @@ typedef struct {
     /* L1D miss, before the request enters the miss queue (remote-L1 probing):
      * observation only for now; the request always goes to its MC. */
     void (*l1_miss)(void *ctx, const gpuest_sim_req_info_t *req, uint64_t core_cycle);
-    /* Test / trace hook: a warp's load instruction completed. */
+    /* Test / trace hook: a load, atomic or constant-cache miss of a warp completed (its destination is written). */
     void (*load_done)(void *ctx, int sm, int warp_slot, uint64_t issue_cycle, uint64_t done_cycle, int hits,
                       int misses);
 } gpuest_sim_hooks_t;

@@ -272,7 +272,7 @@ gpuest_err gpuest_workload_open_csv(const char *path, const char *image_path, gp
     if (rc == GPUEST_OK)
         rc = gpuest_csv_read(path, on_row, &c, err);
     if (rc == GPUEST_OK && !c.header_seen)
-        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:1: field 'header': expected gpuest_trace,1, got an empty file", path);
+        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:1: field 'header': expected gpuest_trace,2, got an empty file", path);
     if (rc == GPUEST_OK && c.t->nk == 0)
         rc = gpuest_fail(err, GPUEST_EPARSE, "%s: no kernel record", path);
     if (rc == GPUEST_OK && image_path)
