@@ -117,7 +117,7 @@ const char *gpuest_mem_op_name(gpuest_mem_op_t op);         /* "load", "store", 
 #define GPUEST_INST_MAX_DST 2
 #define GPUEST_INST_MAX_SRC 4
 /* Bytes of one instruction in generated code (Fermi's 64-bit SASS encoding):
- * generators' pcs are multiples of it. */
+ * the spacing of the pcs generators give their instructions. */
 #define GPUEST_GEN_INST_BYTES 8
 
 /* One dynamic warp instruction. For GPUEST_INST_MEM, addr[i] is lane i's byte

@@ -90,13 +90,15 @@ static inline gpuest_inst_t *gen_push_raw(gpuest_warp_t *w, gpuest_inst_kind_t k
     return i;
 }
 
-/* Same for generators: pc is the instruction's index in the kernel's code,
- * stored as a byte offset (GPUEST_GEN_INST_BYTES per instruction). Registers
- * are left to the default pattern of gpuest_warp_next (docs/workload.md). */
+/* Same for generators. Their pcs are byte offsets in the kernel's code, 8
+ * bytes (GPUEST_GEN_INST_BYTES) apart between the instructions a generator
+ * names; the ALU runs of gen_alu take the next byte offsets after their
+ * leading pc, so they stay in its instruction-cache line. Registers are left
+ * to the default pattern of gpuest_warp_next (docs/workload.md). */
 static inline gpuest_inst_t *gen_push(gpuest_warp_t *w, gpuest_inst_kind_t kind, uint32_t pc, uint32_t mask,
                                       gpuest_lat_class_t lat, gpuest_mem_op_t op, uint32_t size)
 {
-    return gen_push_raw(w, kind, pc * GPUEST_GEN_INST_BYTES, mask, lat, op, size);
+    return gen_push_raw(w, kind, pc, mask, lat, op, size);
 }
 
 static inline void gen_compute(gpuest_warp_t *w, uint32_t pc, gpuest_lat_class_t lat, uint32_t mask)
