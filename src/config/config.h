@@ -43,6 +43,10 @@ typedef struct {
     int sfu_latency;   /* transcendental / long-latency op */
     int shmem_latency; /* shared-memory access */
     int const_latency; /* constant-cache hit */
+    /* L1 instruction cache and constant cache per SM (sim/icache.c) */
+    int l1i_size_bytes, l1i_line_bytes, l1i_assoc;
+    int l1c_size_bytes, l1c_line_bytes, l1c_assoc;
+    int perfect_inst_const_cache; /* 1: every instruction fetch and constant read hits (GPGPU-Sim's option) */
 } gpuest_core_cfg_t;
 
 /* Per-SM L1 data cache. */

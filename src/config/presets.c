@@ -76,6 +76,15 @@ static void common_defaults(gpuest_config_t *c)
         .sfu_latency = 20,
         .shmem_latency = 24,
         .const_latency = 8,
+        /* GPGPU-Sim GTX480 config: -gpgpu_cache:il1 4:128:4 (4 sets x 4 ways x 128 B,
+         * 2 KB) and -gpgpu_const_cache:l1 64:64:2 (64 sets x 2 ways x 64 B, 8 KB) */
+        .l1i_size_bytes = 2048,
+        .l1i_line_bytes = 128,
+        .l1i_assoc = 4,
+        .l1c_size_bytes = 8192,
+        .l1c_line_bytes = 64,
+        .l1c_assoc = 2,
+        .perfect_inst_const_cache = 0,
     };
     c->l1 = (gpuest_l1_cfg_t){
         .size_bytes = 16 * 1024,

@@ -143,6 +143,7 @@ static void teardown(sim_gpu_t *g)
     for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++)
         sim_loc_free(&g->loc[w]);
     sim_pool_free(&g->pool);
+    free(g->kernel_names);
     gpuest_noc_destroy(g->noc);
 }
 
@@ -333,6 +334,7 @@ static gpuest_err end_kernel(sim_gpu_t *g, const sim_counters_t *start, uint64_t
 static gpuest_err run_kernel(sim_gpu_t *g, gpuest_sim_result_t *out, size_t *scap, int *stopped, gpuest_error_t *err)
 {
     GPUEST_TRY(check_launch(g, err));
+    GPUEST_TRY(sim_front_launch(g, err));
     sim_counters_t start = g->ctr;
     uint64_t start_cycle = sim_core_cycle(g);
     gpuest_noc_stats_reset(g->noc);
@@ -353,7 +355,7 @@ static gpuest_err run_kernel(sim_gpu_t *g, gpuest_sim_result_t *out, size_t *sca
         if (interval && cyc % interval == 0 && take_samples(g, out, scap) != GPUEST_OK)
             return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for samples");
         if ((cyc & 1023) == 0 && g->opts->progress)
-            gpuest_progress_update(g->opts->progress, cyc);
+            gpuest_progress_update_aux(g->opts->progress, g->ctr.v[SC_warp_insts], cyc);
         if (limit_hit(g)) {
             *stopped = 1;
             break;
@@ -387,7 +389,7 @@ static gpuest_err finish(sim_gpu_t *g, gpuest_sim_result_t *out, gpuest_error_t 
         out->links[l] = (gpuest_sim_link_t){li.net, li.src_node, li.dst_node, li.kind, g->link_total[l],
                                             t->icnt_cycles ? (double)g->link_total[l] / (double)t->icnt_cycles : 0};
     }
-    out->requests_sent = g->ctr.v[SC_read_reqs] + g->ctr.v[SC_write_reqs];
+    out->requests_sent = g->ctr.v[SC_read_reqs] + g->ctr.v[SC_write_reqs] + g->ctr.v[SC_front_reqs];
     out->replies_received = g->ctr.v[SC_replies];
     out->outstanding = (uint64_t)g->pool.live;
     if (!out->stopped_by_limit && (out->requests_sent != out->replies_received || out->outstanding != 0))

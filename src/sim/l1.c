@@ -27,6 +27,8 @@ static int32_t new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_li
     q->sm = (int16_t)sm->id;
     q->mc = (int16_t)sim_mc_of(g, r->line);
     q->warp = warp;
+    q->load = (int8_t)sm->ldst.load;
+    q->cache = RC_DATA;
     q->t_access = g->now;
     return i;
 }
@@ -45,7 +47,6 @@ static int enqueue_miss(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
 
 sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op)
 {
-    sim_warp_t *w = &sm->warps[warp];
     if (op == GPUEST_MEM_ATOMIC) { /* performed at the L2: bypass, evict a stale copy */
         if (missq_full(g, sm))
             return L1_STALL_MISSQ;
@@ -62,10 +63,7 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
     if (way && (way->valid & r->sectors) == r->sectors) {
         sim_time_t done = g->now + hit_time(g, sm, r->line);
-        if (done > w->hit_done)
-            w->hit_done = done;
-        w->pending_loads--;
-        w->load_hits++;
+        sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
         g->ctr.v[SC_l1_accesses]++;
         g->ctr.v[SC_l1_hits]++;
         g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
@@ -154,11 +152,7 @@ void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
     while (i >= 0) {
         sim_req_t *q = &g->pool.r[i];
         int32_t next = q->next;
-        sim_warp_t *w = &sm->warps[q->warp];
-        w->pending_loads--;
-        w->load_misses++;
-        if (ready > w->hit_done)
-            w->hit_done = ready;
+        sim_load_line_done(g, sm, q->warp, q->load, ready, 0);
         g->ctr.v[SC_amat_fs] += (uint64_t)(ready - q->t_access);
         g->ctr.v[SC_amat_n]++;
         sim_pool_release(&g->pool, i);

@@ -21,8 +21,10 @@ typedef int64_t sim_time_t;
     X(warp_insts) X(thread_insts) X(l1_accesses) X(l1_hits) X(l1_misses) X(l1_merges) X(l1_mshr_stalls)                \
     X(l1_missq_stalls) X(store_reqs) X(atomic_reqs) X(read_reqs) X(write_reqs) X(replies) X(read_done)              \
     X(miss_fs) X(req_fs) X(mem_fs) X(reply_fs) X(amat_fs) X(amat_n) X(l2_accesses) X(l2_hits) X(l2_misses)           \
-    X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(dram_acts) X(dram_bus) X(dram_cycles) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
-    X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)
+    X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
+    X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)            \
+    X(l1i_accesses) X(l1i_misses) X(l1c_accesses) X(l1c_misses) X(front_reqs)                                        \
+    X(dram_acts) X(dram_bus) X(dram_cycles)
 enum {
 #define SIM_CTR_ENUM(n) SC_##n,
     SIM_COUNTER_LIST(SIM_CTR_ENUM)
@@ -48,12 +50,17 @@ void sim_fifo_free(sim_fifo_t *q);
  * network and come back; merged ones wait on an L1 MSHR entry. Records live in
  * a pool addressed by index (the NoC payload is index + 1). */
 typedef enum { RQ_FREE = 0, RQ_MERGED, RQ_MISSQ, RQ_REQ_NET, RQ_AT_MC, RQ_REPLY_NET } sim_req_state_t;
+/* The SM cache a read request fills: the L1D, the instruction cache or the
+ * constant cache (the last two travel as ordinary read requests). */
+typedef enum { RC_DATA = 0, RC_INST = 1, RC_CONST = 2 } sim_req_cache_t;
 
 typedef struct {
     uint64_t line;
     uint8_t sectors;
     uint8_t op;    /* gpuest_mem_op_t */
     uint8_t state; /* sim_req_state_t */
+    uint8_t cache; /* sim_req_cache_t */
+    int8_t load;   /* load slot of the warp (data loads and atomics) */
     uint8_t fetch; /* an L2 fetch-on-write read: fills the line, answered by nobody (l2.c) */
     int16_t sm;
     int16_t mc;
@@ -135,19 +142,41 @@ int32_t sim_mshr_release(sim_mshr_t *m, int e);                         /* retur
 /* ---------------------------------------------------------------- SM (sm.c, scheduler.c, l1.c) */
 typedef enum { WS_EMPTY = 0, WS_ACTIVE, WS_BARRIER, WS_DONE } sim_warp_state_t;
 
+/* Loads (and atomics, constant-cache misses) of one warp in flight at once. */
+#define SIM_LOADS_PER_WARP 8
+
+/* One load in flight: its destination registers stay pending on the warp's
+ * scoreboard until every line request has returned. */
+typedef struct {
+    int32_t pending;  /* line requests not yet returned; 0: slot free */
+    sim_time_t done;  /* latest completion of a returned line */
+    uint64_t issue;   /* core cycle of issue */
+    int hits, misses;
+    uint8_t ndst, dst[GPUEST_INST_MAX_DST];
+} sim_load_t;
+
 typedef struct {
     uint8_t state;
+    uint8_t ifetch_wait;     /* the next instruction's L1I line is being fetched */
     int32_t cta_slot;
-    uint64_t age;          /* assignment order, for GTO "oldest" */
-    void *stream;          /* source warp handle */
-    gpuest_inst_t inst;    /* next instruction (peeked) */
-    sim_time_t compute_done; /* operands of the next memory / barrier instruction ready */
-    int32_t pending_loads;   /* line requests of the current load not yet returned */
-    int32_t pending_stores;  /* stores / atomics without acknowledgement */
-    sim_time_t hit_done;     /* latest L1 hit completion of the current load */
-    uint64_t load_issue;     /* core cycle the current load issued */
-    int load_hits, load_misses;
+    uint64_t age;            /* assignment order, for GTO "oldest" */
+    void *stream;            /* source warp handle */
+    gpuest_inst_t inst;      /* next instruction (fetched) */
+    uint64_t iline;          /* L1I line of the last fetch (the fetch buffer) */
+    sim_time_t *reg_ready;   /* scoreboard: GPUEST_REG_COUNT write-back times, INT64_MAX while a load is pending */
+    sim_time_t last_write;   /* latest write-back of an issued instruction (barrier, exit) */
+    int32_t pending_loads;   /* loads in flight */
+    int32_t pending_stores;  /* stores without acknowledgement */
+    sim_load_t load[SIM_LOADS_PER_WARP];
 } sim_warp_t;
+
+/* A warp waiting on an instruction or constant cache line (front.c). */
+typedef struct {
+    uint64_t line;  /* the cache's line address */
+    int32_t warp;   /* warp slot */
+    int8_t slot;    /* load slot (constant misses), -1 for instruction fetches */
+    uint8_t cache;  /* RC_INST or RC_CONST */
+} sim_fwait_t;
 
 typedef struct {
     int used;
@@ -168,6 +197,7 @@ typedef struct {
 typedef struct {
     int busy;
     int warp;
+    int load; /* load slot of the warp (loads, atomics) */
     int op;
     int stalled;   /* the last try stalled and nothing it depends on changed since (see ldst_step) */
     int stall_ctr; /* counter the stall is charged to (SC_l1_mshr_stalls / SC_l1_missq_stalls) */
@@ -188,6 +218,11 @@ typedef struct {
     sim_tags_t l1;
     sim_mshr_t mshr;
     sim_fifo_t missq; /* request indices waiting for the NI */
+    sim_tags_t l1i, l1c;  /* instruction and constant caches (front.c) */
+    sim_fifo_t fmissq;    /* their read requests waiting for the NI (ahead of missq) */
+    sim_fwait_t *fwait;   /* warps waiting on their fills */
+    int nfwait, capfwait;
+    sim_time_t *regs;     /* scoreboards: warps_per_sm x GPUEST_REG_COUNT */
     sim_time_t sleep_until; /* no warp can become ready before this (0: scan every cycle) */
     /* time series accumulation over the current interval */
     uint64_t iv_avail, iv_cycles, iv_issue, iv_runs;
@@ -208,6 +243,27 @@ int sim_sm_busy(const sim_sm_t *sm);
  * slots able to issue this cycle. */
 int sim_sched_pick(sim_gpu_t *g, sim_sm_t *sm, int s, const uint8_t *ready);
 void sim_sched_issued(sim_sm_t *sm, int s, int slot);
+
+/* sm.c: a line request of load slot `load` of warp `warp` completed at `done`. */
+void sim_load_line_done(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, sim_time_t done, int hit);
+int sim_load_slot_free(const sim_warp_t *w); /* a free load slot index, or -1 */
+
+/* front.c: instruction fetch through the L1I and constant reads through the L1C. */
+#define SIM_CODE_BASE UINT64_C(0xF0000000)  /* GPGPU-Sim's PROGRAM_MEM_START */
+#define SIM_CODE_BYTES_PER_KERNEL 0x10000  /* 64 KB of code per distinct kernel */
+#define SIM_CONST_BASE UINT64_C(0xFF000000) /* the 64 KB constant space */
+gpuest_err sim_front_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+void sim_front_free(sim_sm_t *sm);
+/* The warp's next instruction was fetched from its stream: look its pc up in the L1I. */
+void sim_front_fetch(sim_gpu_t *g, sim_sm_t *sm, int warp);
+/* Issues a constant read: its destination is ready at the returned time, or
+ * (INT64_MAX) when a line missed and the read occupies load slot *slot_out. */
+sim_time_t sim_front_const(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_inst_t *in);
+/* A reply for an instruction or constant request arrived. */
+void sim_front_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+int sim_front_idle(const sim_sm_t *sm);
+/* Picks the code segment of the launch just begun (one per distinct kernel name). */
+gpuest_err sim_front_launch(sim_gpu_t *g, gpuest_error_t *err);
 
 /* l1.c */
 typedef enum { L1_HIT = 0, L1_MISS_SENT, L1_MISS_MERGED, L1_STALL_MSHR, L1_STALL_MISSQ } sim_l1_outcome_t;
@@ -324,9 +380,7 @@ int sim_dram_unloaded_cycles(const gpuest_config_t *cfg);
 typedef struct {
     uint64_t line;
     sim_time_t start;
-    uint32_t count;
-    int16_t first_sm;
-    uint8_t multi_sm;
+    uint64_t sms; /* SMs that read the line in this window (bit sm % 64) */
     int32_t next; /* hash chain */
 } sim_loc_entry_t;
 
@@ -336,7 +390,7 @@ typedef struct {
     uint32_t cap, head, len;
     int32_t *bucket; /* nbuckets heads (ring positions) */
     uint32_t nbuckets;
-    uint64_t shared; /* accesses in expired entries with inter-core locality */
+    uint64_t shared; /* reads of a line another SM read earlier in the same window */
 } sim_loc_t;
 
 gpuest_err sim_loc_init(sim_loc_t *l, sim_time_t window, gpuest_error_t *err);
@@ -370,6 +424,9 @@ struct sim_gpu_s {
     sim_time_t l1_hit_fs, l2_hit_fs, dram_fixed_fs;
     int read_req_flits, read_reply_flits, write_ack_flits, line_bytes;
     int lat_class[5]; /* core cycles per gpuest_lat_class_t */
+    uint64_t code_base; /* code segment of the current launch (front.c) */
+    char (*kernel_names)[GPUEST_WL_NAME_MAX]; /* distinct kernel names seen, in order: code segments */
+    int nkernel_names;
 
     /* current launch */
     gpuest_launch_t launch;

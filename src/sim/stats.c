@@ -23,6 +23,11 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->l1_miss_rate = ratio((double)v[SC_l1_misses], (double)v[SC_l1_accesses]);
     s->store_requests = v[SC_store_reqs];
     s->atomic_requests = v[SC_atomic_reqs];
+    s->l1i_accesses = v[SC_l1i_accesses];
+    s->l1i_misses = v[SC_l1i_misses];
+    s->l1c_accesses = v[SC_l1c_accesses];
+    s->l1c_misses = v[SC_l1c_misses];
+    s->front_requests = v[SC_front_reqs];
     s->read_requests = v[SC_read_reqs];
     s->write_requests = v[SC_write_reqs];
     s->replies = v[SC_replies];

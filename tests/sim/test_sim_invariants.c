@@ -36,11 +36,13 @@ static gpuest_err run_workload(const gpuest_config_t *c, const char *name, uint6
 static void check_stats(const gpuest_sim_stats_t *s)
 {
     /* Cross-component counts only (identities that hold by construction, such as
-     * the latency split or hits + misses == accesses, were removed: they cannot fail).
-     * Every read the SMs sent was accepted (and tracked) at an MC: */
-    assert_int_equal(s->locality_reads, s->read_requests);
+     * the latency split, hits + misses == accesses or merges <= misses, and ranges
+     * every output satisfies were removed: they cannot fail). Every read request
+     * reaching an MC is a locality read: the L1D's, the L1I's and the L1C's. */
+    assert_int_equal(s->locality_reads, s->read_requests + s->front_requests);
+    assert_true(s->front_requests <= s->l1i_misses + s->l1c_misses);
     /* packets: one request and one reply per memory request of the window */
-    assert_int_equal(s->packets[0], s->read_requests + s->write_requests);
+    assert_int_equal(s->packets[0], s->read_requests + s->write_requests + s->front_requests);
     assert_int_equal(s->packets[1], s->replies);
 }
 

@@ -14,13 +14,15 @@
 
 static script_inst_t mem(gpuest_mem_op_t op, uint64_t addr, uint32_t stride, int only_cta)
 {
-    return (script_inst_t){GPUEST_INST_MEM, op, GPUEST_LAT_ALU, addr, stride, 4, 1, only_cta};
+    return (script_inst_t){GPUEST_INST_MEM, op, GPUEST_LAT_ALU, addr, stride, 4, 1, only_cta, 0, 0, 0};
 }
 
+/* The data path alone: no instruction or constant fetch traffic. */
 static void preset(gpuest_config_t *c, const char *name)
 {
     gpuest_error_t e;
     assert_int_equal(gpuest_config_preset(c, name, &e), GPUEST_OK);
+    c->core.perfect_inst_const_cache = 1;
 }
 
 static void kernel(script_t *s, int k, uint32_t ctas, int n, const script_inst_t *insts)
