@@ -234,7 +234,10 @@ gpuest_err gpuest_warp_open(gpuest_workload_t *wl, uint32_t cta, uint32_t warp, 
  *    warp can be in flight without a write-after-write stall) and read the
  *    latest ALU temporary (address arithmetic feeds the load);
  *  - stores read the latest ALU temporary and the loaded values not yet read
- *    (a copy stores what it loaded); barriers and branches carry no register. */
+ *    (a copy stores what it loaded); a branch reads the same (its predicate
+ *    comes from them) and writes nothing; barriers carry no register;
+ *  - a load or store the generator marked with gen_addr_from_load() also reads
+ *    the named earlier load's destination (pointer chasing). */
 enum { RP_ALU0 = 1, RP_NALU = 4, RP_LD0 = 8, RP_NLD = 8 };
 
 static uint8_t rp_alu_reg(uint8_t k) { return (uint8_t)(RP_ALU0 + k % RP_NALU); }
@@ -252,21 +255,36 @@ static void rp_read_fresh(gpuest_warp_t *w, gpuest_inst_t *inst)
     w->rp_nfresh = 0;
 }
 
-static void default_registers(gpuest_warp_t *w, gpuest_inst_t *inst)
+/* The load `back` loads before the next one (1: the latest), if there was one. */
+static void rp_read_load(const gpuest_warp_t *w, int back, gpuest_inst_t *inst)
+{
+    if (back > 0 && back <= w->rp_nld && back <= RP_NLD)
+        inst->src[inst->nsrc++] = (uint8_t)(RP_LD0 + (uint8_t)(w->rp_ld - back) % RP_NLD);
+}
+
+static void default_registers(gpuest_warp_t *w, gpuest_inst_t *inst, int addr_dep)
 {
     int loadlike = (inst->kind == GPUEST_INST_MEM && inst->op != GPUEST_MEM_STORE) ||
                    (inst->kind == GPUEST_INST_COMPUTE && inst->lat == GPUEST_LAT_CONST);
     if (loadlike) {
         rp_read_latest_alu(w, inst);
+        rp_read_load(w, addr_dep, inst);
         uint8_t r = (uint8_t)(RP_LD0 + w->rp_ld++ % RP_NLD);
+        if (w->rp_nld < 255)
+            w->rp_nld++;
         inst->dst[inst->ndst++] = r;
         if (w->rp_nfresh == GPUEST_INST_MAX_SRC - 1) /* the oldest fresh value is taken as read */
             memmove(w->rp_fresh, w->rp_fresh + 1, (size_t)--w->rp_nfresh);
         w->rp_fresh[w->rp_nfresh++] = r;
     } else if (inst->kind == GPUEST_INST_MEM) { /* store */
         rp_read_latest_alu(w, inst);
+        rp_read_load(w, addr_dep, inst);
         rp_read_fresh(w, inst);
-    } else if (inst->kind == GPUEST_INST_COMPUTE && inst->lat != GPUEST_LAT_BRANCH) {
+    } else if (inst->kind == GPUEST_INST_COMPUTE && inst->lat == GPUEST_LAT_BRANCH) {
+        /* a branch tests a predicate computed from the latest values: if (g_graph_mask[tid]) */
+        rp_read_latest_alu(w, inst);
+        rp_read_fresh(w, inst);
+    } else if (inst->kind == GPUEST_INST_COMPUTE) {
         if (w->rp_alu >= 2)
             inst->src[inst->nsrc++] = rp_alu_reg((uint8_t)(w->rp_alu - 2));
         rp_read_fresh(w, inst);
@@ -295,7 +313,7 @@ gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_
         memcpy(inst, src, offsetof(gpuest_inst_t, addr));
     }
     if (w->wl->gen && inst->ndst == 0 && inst->nsrc == 0)
-        default_registers(w, inst);
+        default_registers(w, inst, w->addr_dep[w->pos - 1]);
     return GPUEST_OK;
 }
 

@@ -29,10 +29,12 @@ struct gpuest_warp_s {
     int finished;                  /* set by fill() when no more instructions follow */
     /* default register pattern (workload.c, generated workloads only) */
     uint8_t rp_alu;                /* ALU temporaries written so far */
-    uint8_t rp_ld;                 /* load destinations written so far */
+    uint8_t rp_ld;                 /* load destinations written so far (mod 256, a multiple of the rotation) */
+    uint8_t rp_nld;                /* the same, saturating at 255 */
     uint8_t rp_nfresh;             /* loaded values not yet read by an ALU instruction */
     uint8_t rp_fresh[GPUEST_INST_MAX_SRC];
     int n, pos;                    /* buffered instructions, next to hand out */
+    uint8_t addr_dep[GEN_BUF];     /* buf[i]'s address is the value of the load addr_dep[i] loads back (0: none) */
     gpuest_inst_t buf[GEN_BUF];
 };
 
@@ -79,6 +81,7 @@ static inline void gen_thread_idx(const gpuest_launch_t *l, const gpuest_warp_t 
 static inline gpuest_inst_t *gen_push_raw(gpuest_warp_t *w, gpuest_inst_kind_t kind, uint32_t pc, uint32_t mask,
                                           gpuest_lat_class_t lat, gpuest_mem_op_t op, uint32_t size)
 {
+    w->addr_dep[w->n] = 0;
     gpuest_inst_t *i = &w->buf[w->n++];
     i->kind = kind;
     i->pc = pc;
@@ -104,6 +107,16 @@ static inline gpuest_inst_t *gen_push(gpuest_warp_t *w, gpuest_inst_kind_t kind,
 static inline void gen_compute(gpuest_warp_t *w, uint32_t pc, gpuest_lat_class_t lat, uint32_t mask)
 {
     gen_push(w, GPUEST_INST_COMPUTE, pc, mask, lat, GPUEST_MEM_LOAD, 0);
+}
+
+/* Marks the instruction just emitted as addressed by a loaded value: the one
+ * of the load `back` loads earlier (1: the latest), as in a pointer chase
+ * (BFS's visited[edges[i]], SpMV's x[cols[j]]); the default register pattern
+ * then makes it read that load's destination. */
+static inline void gen_addr_from_load(gpuest_warp_t *w, int back)
+{
+    if (w->n > 0 && back > 0)
+        w->addr_dep[w->n - 1] = (uint8_t)back;
 }
 
 /* Read of a __constant__ array: every lane in mask reads size bytes at the
