@@ -68,16 +68,10 @@ gpuest_err gpuest_model_pattern_init(gpuest_model_pattern_t *p, const char *name
 
 void gpuest_model_gpu_packet_flits(const gpuest_config_t *cfg, int *request_flits, int *reply_flits)
 {
-    int fb = cfg->noc.flit_bytes > 0 ? cfg->noc.flit_bytes : 16;
     int line = cfg->l2.line_bytes > 0 ? cfg->l2.line_bytes : 128;
-    int hb = cfg->noc.header_bytes;
-    if (hb <= 0) { /* the header is a flit of its own */
-        *request_flits = 1;
-        *reply_flits = 1 + (line + fb - 1) / fb;
-    } else {
-        *request_flits = (hb + fb - 1) / fb;
-        *reply_flits = (hb + line + fb - 1) / fb;
-    }
+    /* the one packet-size rule (core.h), as the simulator sizes its packets */
+    *request_flits = gpuest_packet_flits(0, cfg->noc.flit_bytes, cfg->noc.header_bytes);
+    *reply_flits = gpuest_packet_flits(8u * (uint64_t)line, cfg->noc.flit_bytes, cfg->noc.header_bytes);
 }
 
 /* Uniform, transpose and hotspot: one class, every node injects rate flits per cycle. */

@@ -41,6 +41,8 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->mc_cycles = v[SC_mc_cycles];
     s->mc_stall_cycles = v[SC_mc_stalls];
     s->mc_stall_ratio = ratio((double)v[SC_mc_stalls], (double)v[SC_mc_cycles]);
+    s->ctrl_packets = v[SC_ctrl_packets];
+    s->ctrl_flits = v[SC_ctrl_flits];
     s->locality_reads = v[SC_loc_reads];
     for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++) {
         s->locality_shared[w] = v[SC_loc_sh0 + w];
@@ -92,10 +94,8 @@ void sim_noc_stats_add(gpuest_noc_stats_t *acc, const gpuest_noc_stats_t *x)
 
 int gpuest_sim_packet_flits(const gpuest_noc_cfg_t *noc, int data_bytes)
 {
-    int fb = noc->flit_bytes > 0 ? noc->flit_bytes : 16;
-    if (noc->header_bytes <= 0)
-        return 1 + (data_bytes + fb - 1) / fb;
-    return (noc->header_bytes + data_bytes + fb - 1) / fb;
+    return gpuest_packet_flits(8u * (uint64_t)(data_bytes > 0 ? data_bytes : 0), noc->flit_bytes,
+                               noc->header_bytes);
 }
 
 void gpuest_sim_result_free(gpuest_sim_result_t *r)

@@ -88,15 +88,45 @@ static void test_registry(void **state)
     assert_int_equal(gpuest_codec_init(&c, algo("sc2"), &o, &err), GPUEST_EINVAL); /* no book */
 }
 
+/* A 128-byte line is two 64-byte BDI units: a raw half next to a compressible
+ * one costs 4 + 512 (raw unit) + the other unit, not the raw line's 1024 bits.
+ * Catches an encoder that gives up on the whole line at its first raw unit. */
+static void test_bdi_half_raw_line(void **state)
+{
+    (void)state;
+    uint8_t line[128];
+    memset(line, 0, 64); /* zero unit: 4 bits */
+    uint32_t x = 0x9E3779B9u;
+    for (size_t i = 16; i < 32; i++) { /* no base fits these: raw unit */
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        put32(line, i, x);
+    }
+    assert_int_equal(size_of("bdi", line, 128), 4 + 4 + 512);
+    /* and the other way round: raw first, then a B8D1 unit of 140 bits */
+    uint8_t swapped[128];
+    memcpy(swapped, line + 64, 64);
+    for (size_t i = 0; i < 8; i++) {
+        uint64_t v = UINT64_C(0x1000000000) + i;
+        memcpy(swapped + 64 + 8 * i, &v, 8); /* little-endian host, as every test here */
+    }
+    assert_int_equal(size_of("bdi", swapped, 128), 4 + 512 + 140);
+    /* two raw halves: the raw line */
+    memcpy(swapped + 64, line + 64, 64);
+    assert_int_equal(size_of("bdi", swapped, 128), 1024);
+}
+
 static void test_flits_and_latencies(void **state)
 {
     (void)state;
-    assert_int_equal(gpuest_compress_flits(1024, 16, 0), 8);
-    assert_int_equal(gpuest_compress_flits(1025, 16, 0), 9);
-    assert_int_equal(gpuest_compress_flits(220, 16, 0), 2); /* ceil(220 / 128) */
-    assert_int_equal(gpuest_compress_flits(220, 16, 8), 3); /* ceil((64 + 220) / 128) */
-    assert_int_equal(gpuest_compress_flits(0, 32, 0), 0);
-    assert_int_equal(gpuest_compress_flits(1, 32, 0), 1);
+    /* the shared rule (core.h): header_bytes 0 = a head flit of its own */
+    assert_int_equal(gpuest_packet_flits(1024, 16, 0), 9);  /* 1 + 1024 / 128 */
+    assert_int_equal(gpuest_packet_flits(1025, 16, 0), 10); /* 1 + ceil(1025 / 128) */
+    assert_int_equal(gpuest_packet_flits(220, 16, 0), 3);   /* 1 + ceil(220 / 128) */
+    assert_int_equal(gpuest_packet_flits(220, 16, 8), 3);   /* ceil((64 + 220) / 128) */
+    assert_int_equal(gpuest_packet_flits(0, 32, 0), 1);     /* a data-less packet is its head flit */
+    assert_int_equal(gpuest_packet_flits(0, 32, 16), 1);
+    assert_int_equal(gpuest_packet_flits(1, 32, 0), 2);
+    assert_int_equal(gpuest_packet_flits(1024, 32, 16), 5); /* ceil((128 + 1024) / 256), fermi with a header */
     /* packet compression thesis Table 6.5 */
     assert_int_equal(gpuest_compress_latency(algo("bdi"), -1), 2);
     assert_int_equal(gpuest_decompress_latency(algo("bdi"), -1), 1);
@@ -571,7 +601,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),        cmocka_unit_test(test_flits_and_latencies),
         cmocka_unit_test(test_bit_io),          cmocka_unit_test(test_sizes_none),
-        cmocka_unit_test(test_sizes_bdi),       cmocka_unit_test(test_sizes_fpc),
+        cmocka_unit_test(test_sizes_bdi),       cmocka_unit_test(test_bdi_half_raw_line),
+        cmocka_unit_test(test_sizes_fpc),
         cmocka_unit_test(test_sizes_cpack),     cmocka_unit_test(test_sizes_bpc),
         cmocka_unit_test(test_sizes_sc2),       cmocka_unit_test(test_sc2_length_limit),
         cmocka_unit_test(test_sizes_dpc),       cmocka_unit_test(test_sizes_dsm),
