@@ -128,7 +128,7 @@ void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
         way->valid |= sectors;
     else
         sim_tags_fill(&sm->l1, sim_tags_victim(&sm->l1, p->line), p->line, sectors);
-    sim_time_t ready = g->now + (sim_time_t)p->extra_core * g->period[GPUEST_CLK_CORE];
+    sim_time_t ready = g->now + sim_fill_delay_fs(g, p);
     int e = sim_mshr_find(&sm->mshr, p->line);
     int32_t i = e >= 0 ? sim_mshr_release(&sm->mshr, e) : req;
     while (i >= 0) {

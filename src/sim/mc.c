@@ -50,7 +50,8 @@ uint64_t sim_mc_local(const sim_gpu_t *g, uint64_t addr)
 
 int sim_mc_reply_room(const sim_gpu_t *g, const sim_mc_t *mc)
 {
-    return (int)mc->replyq.len < g->cfg->mc.reply_queue;
+    /* the reply pipe is the queue's output stage: its replies count against mc.reply_queue */
+    return (int)(mc->replyq.len + mc->pipe.len) < g->cfg->mc.reply_queue;
 }
 
 static int clamp0(int v) { return v > 0 ? v : 0; }
@@ -75,7 +76,7 @@ int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
     sim_req_t *q = &g->pool.r[i];
     q->t_reply = g->now;
     q->t_inject_ok = g->now;
-    q->inject_delay = q->ctrl_flits = q->bcast_flits = 0;
+    q->inject_delay = q->ctrl_flits = q->bcast_flits = q->extra_core = 0;
     q->bcast_next = 0;
     q->overlap = 0;
     if (q->op == GPUEST_MEM_STORE) {

@@ -389,7 +389,7 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     } else { /* atomic: the warp waits for its data */
         w->pending_loads--;
         w->load_misses++;
-        sim_time_t ready = g->now + (sim_time_t)q->extra_core * g->period[GPUEST_CLK_CORE];
+        sim_time_t ready = g->now + sim_fill_delay_fs(g, q);
         if (ready > w->hit_done)
             w->hit_done = ready;
     }

@@ -115,6 +115,66 @@ static void test_bdi_half_raw_line(void **state)
     assert_int_equal(size_of("bdi", swapped, 128), 1024);
 }
 
+/* Packet C-Pack: the dictionary outlives the line. 32 copies of one word cost 1 (Z) + 34 (xxxx)
+ * + 31 x 6 (mmmm) = 221 bits with a fresh dictionary, and 1 + 32 x 6 = 193 once the word is in
+ * it; a receiver with its own persistent copy decodes both exactly. */
+static void test_cpack_persistent_dictionary(void **state)
+{
+    (void)state;
+    uint8_t line[128], dec[128], buf[GPUEST_COMPRESS_MAX_STREAM_BYTES];
+    fill32(line, 32, 0x12345678u);
+    gpuest_cpack_dict_t tx, rx, empty;
+    gpuest_cpack_dict_init(&tx);
+    gpuest_cpack_dict_init(&rx);
+    gpuest_cpack_dict_init(&empty);
+    uint32_t want[2] = {221, 193};
+    for (int k = 0; k < 2; k++) {
+        gpuest_bitwriter_t w;
+        gpuest_bitwriter_init(&w, buf, sizeof buf);
+        gpuest_cpack_dict_encode(&tx, line, 128, &w);
+        uint32_t nbits = 0;
+        assert_int_equal(gpuest_bitwriter_finish(&w, &nbits, NULL), GPUEST_OK);
+        assert_int_equal(nbits, want[k]);
+        gpuest_bitreader_t r;
+        gpuest_bitreader_init(&r, buf, nbits);
+        memset(dec, 0xAB, sizeof dec);
+        assert_int_equal(gpuest_cpack_dict_decode(&rx, &r, dec, 128, NULL), GPUEST_OK);
+        assert_int_equal(r.pos, nbits);
+        assert_memory_equal(dec, line, 128);
+    }
+    /* a receiver that missed the first line needs one entry to catch up */
+    assert_int_equal(gpuest_cpack_dict_diff(&empty, &tx), 1);
+    assert_int_equal(gpuest_cpack_dict_diff(&rx, &tx), 0);
+    /* a stale receiver decodes garbage or fails: the sync is needed */
+    gpuest_bitwriter_t w;
+    gpuest_bitwriter_init(&w, buf, sizeof buf);
+    gpuest_cpack_dict_encode(&tx, line, 128, &w);
+    uint32_t nbits = 0;
+    assert_int_equal(gpuest_bitwriter_finish(&w, &nbits, NULL), GPUEST_OK);
+    gpuest_bitreader_t r;
+    gpuest_bitreader_init(&r, buf, nbits);
+    assert_int_equal(gpuest_cpack_dict_decode(&empty, &r, dec, 128, NULL), GPUEST_ECORRUPT);
+}
+
+/* The flag rule: DSM and DPC's own leading C bit is the header bit every algorithm gets. */
+static void test_payload_flag_rule(void **state)
+{
+    (void)state;
+    uint8_t line[128];
+    memset(line, 0, sizeof line);
+    gpuest_codec_t c;
+    gpuest_codec_opts_t o = {128, NULL, NULL};
+    assert_int_equal(gpuest_codec_init(&c, algo("dpc"), &o, NULL), GPUEST_OK);
+    assert_int_equal(gpuest_codec_payload_bits(&c, gpuest_codec_size_bits(&c, 0, line)), 64); /* 65 - C */
+    assert_int_equal(gpuest_codec_payload_bits(&c, 1025), 1024); /* raw: C = 0 + the line */
+    assert_int_equal(gpuest_codec_init(&c, algo("dsm"), &o, NULL), GPUEST_OK);
+    /* two all-zero halves: 2 x (1 + 8 + 8 x 4) = 82 bits, the first C bit in the header */
+    assert_int_equal(gpuest_codec_size_bits(&c, 0, line), 82);
+    assert_int_equal(gpuest_codec_payload_bits(&c, 82), 81);
+    assert_int_equal(gpuest_codec_init(&c, algo("bdi"), &o, NULL), GPUEST_OK);
+    assert_int_equal(gpuest_codec_payload_bits(&c, gpuest_codec_size_bits(&c, 0, line)), 8); /* no C bit */
+}
+
 static void test_flits_and_latencies(void **state)
 {
     (void)state;
@@ -602,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_registry),        cmocka_unit_test(test_flits_and_latencies),
         cmocka_unit_test(test_bit_io),          cmocka_unit_test(test_sizes_none),
         cmocka_unit_test(test_sizes_bdi),       cmocka_unit_test(test_bdi_half_raw_line),
+        cmocka_unit_test(test_cpack_persistent_dictionary), cmocka_unit_test(test_payload_flag_rule),
         cmocka_unit_test(test_sizes_fpc),
         cmocka_unit_test(test_sizes_cpack),     cmocka_unit_test(test_sizes_bpc),
         cmocka_unit_test(test_sizes_sc2),       cmocka_unit_test(test_sc2_length_limit),
