@@ -9,12 +9,16 @@
 # rate (flits saved / flits of the uncompressed read replies, the thesis' definition), the same
 # net of the technique's control packets, MC NI stall cycles normalized to `none`, AMAT, reply
 # flits (control packets included). GPUEST defaults to build-rel/gpuest; JOBS (default 2) runs
-# in parallel. The output is written to a temporary name and renamed.
+# in parallel. Every run stops after MAX_INSTS warp instructions (environment, default 1000000;
+# the thesis stops at 1 billion thread instructions), so every algorithm runs the same work and
+# the long workloads (color, kmeans, srad) stay affordable. The output is written to a
+# temporary name and renamed.
 set -euo pipefail
 preset=${1:?usage: compression-table.sh PRESET OUT.csv [GPUEST] [JOBS]}
 out=${2:?usage: compression-table.sh PRESET OUT.csv [GPUEST] [JOBS]}
 gpuest=${3:-build-rel/gpuest}
 jobs=${4:-2}
+max_insts=${MAX_INSTS:-1000000}
 [ -x "$gpuest" ] || { echo "compression-table.sh: $gpuest is not an executable (build it first)" >&2; exit 2; }
 
 # Our generator -> the thesis' benchmark (Tables 6.2 and 6.3); see docs/technique.md for why.
@@ -27,13 +31,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 run_one() { # group workload thesis algo
     local g=$1 w=$2 t=$3 a=$4 f="$tmp/$2.$4"
-    "$gpuest" simulate --preset "$preset" --workload "$w" --scale small --seed 1 \
+    "$gpuest" simulate --preset "$preset" --workload "$w" --scale small --seed 1 --max-instructions "$max_insts" \
         --set technique.compression="$a" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
         echo "compression-table.sh: $w / $a failed: $(cat "$f.err")" >&2; return 1; }
     echo "$g $w $t $a" > "$f.key"
 }
 export -f run_one
-export gpuest preset tmp
+export gpuest preset tmp max_insts
 
 for g in INT FP; do
     set_=$int_set; [ $g = FP ] && set_=$fp_set

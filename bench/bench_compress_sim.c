@@ -1,0 +1,94 @@
+/* bench_compress_sim.c: the cost of reply compression in the detailed simulator: simulation speed
+ * (warp instructions per CPU second; the instructions are the same with and without compression)
+ * with each algorithm, as a ratio to the run without compression, measured in one process. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "compress/compress.h"
+#include "sim/sim.h"
+#include "technique/technique.h"
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* One run; returns warp instructions per CPU second of the simulation (technique set-up excluded:
+ * DSM+APPROX's predictor and application-error run happen once before the simulation). */
+static double run(const char *preset, const char *workload, gpuest_scale_t scale, const char *algo)
+{
+    gpuest_error_t e = {0};
+    gpuest_config_t cfg;
+    char kv[64];
+    snprintf(kv, sizeof kv, "technique.compression=%s", algo);
+    if (gpuest_config_preset(&cfg, preset, &e) != GPUEST_OK || gpuest_config_set(&cfg, kv, "bench", &e) != GPUEST_OK) {
+        fprintf(stderr, "bench_compress_sim: %s\n", e.msg);
+        exit(2);
+    }
+    gpuest_workload_t *wl = NULL;
+    if (gpuest_workload_create(workload, scale, 1, &wl, &e) != GPUEST_OK) {
+        fprintf(stderr, "bench_compress_sim: %s\n", e.msg);
+        exit(1);
+    }
+    gpuest_sim_source_t src;
+    gpuest_sim_source_workload(&src, wl);
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    gpuest_technique_env_t env = {&cfg, gpuest_workload_image(wl), workload, GPUEST_SOURCE_DIR "/models", 1};
+    gpuest_technique_set_t *set = NULL;
+    if (gpuest_technique_set_create(&env, &o.hooks, &set, &e) != GPUEST_OK) {
+        fprintf(stderr, "bench_compress_sim: %s\n", e.msg);
+        exit(1);
+    }
+    gpuest_sim_result_t r;
+    double c0 = cpu_seconds();
+    if (gpuest_sim_run(&cfg, &src, &o, &r, &e) != GPUEST_OK) {
+        fprintf(stderr, "bench_compress_sim: %s / %s: %s\n", workload, algo, e.msg);
+        exit(1);
+    }
+    double cpu = cpu_seconds() - c0;
+    double rate = (double)r.total.warp_instructions / (cpu > 1e-9 ? cpu : 1e-9);
+    printf("%-10s %-10s %12llu %10.2f %14.0f", workload, algo, (unsigned long long)r.total.cycles, cpu, rate);
+    gpuest_sim_result_free(&r);
+    gpuest_technique_set_destroy(set);
+    gpuest_workload_destroy(wl);
+    return rate;
+}
+
+/* usage: bench_compress_sim [preset] [scale] [workload...]   (defaults: fermi small bfs 2dconv) */
+int main(int argc, char **argv)
+{
+    const char *preset = argc > 1 ? argv[1] : "fermi";
+    const char *scale_name = argc > 2 ? argv[2] : "small";
+    const char *defaults[] = {"bfs", "2dconv"};
+    const char **names = argc > 3 ? (const char **)argv + 3 : defaults;
+    int n = argc > 3 ? argc - 3 : 2;
+    gpuest_scale_t scale;
+    if (gpuest_scale_parse(scale_name, &scale) != GPUEST_OK) {
+        fprintf(stderr, "bench_compress_sim: bad scale '%s'\n", scale_name);
+        return 2;
+    }
+    printf("%s, --scale %s; speed = warp instructions per CPU second; ratio = speed / speed without compression\n",
+           preset, scale_name);
+    printf("%-10s %-10s %12s %10s %14s %8s\n", "workload", "algorithm", "cycles", "cpu_s", "insts/cpu_s", "ratio");
+    double worst = 1e9;
+    for (int i = 0; i < n; i++) {
+        double base = run(preset, names[i], scale, "none");
+        printf(" %8.3f\n", 1.0);
+        for (size_t a = 0; gpuest_compress_algos[a]; a++) {
+            if (strcmp(gpuest_compress_algos[a]->name, "none") == 0)
+                continue;
+            double ratio = run(preset, names[i], scale, gpuest_compress_algos[a]->name) / base;
+            printf(" %8.3f\n", ratio);
+            if (ratio < worst)
+                worst = ratio;
+        }
+    }
+    printf("worst speed ratio: %.3f (target >= 0.75: compression costs at most 25 %% of simulation speed)\n", worst);
+    return 0;
+}
