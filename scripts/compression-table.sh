@@ -22,8 +22,9 @@ max_insts=${MAX_INSTS:-1000000}
 [ -x "$gpuest" ] || { echo "compression-table.sh: $gpuest is not an executable (build it first)" >&2; exit 2; }
 
 # Our generator -> the thesis' benchmark (Tables 6.2 and 6.3); see docs/technique.md for why.
-int_set="bfs:R-BFS color:P-BFS btree:R-BTR pvc:M-PVC wordcount:M-PVR ss:M-SS pathfinder:N-RED nw:R-HW"
-fp_set="lud:R-LUD gaussian:R-GE kmeans:R-KM atax:P-ATAX bicg:P-BICG 2dconv:P-2DCNV srad:R-SRAD2"
+# INT_SET / FP_SET (environment) replace the sets, e.g. for a shorter run on a bigger machine.
+int_set=${INT_SET:-"bfs:R-BFS color:P-BFS btree:R-BTR pvc:M-PVC wordcount:M-PVR ss:M-SS pathfinder:N-RED nw:R-HW"}
+fp_set=${FP_SET:-"lud:R-LUD gaussian:R-GE kmeans:R-KM atax:P-ATAX bicg:P-BICG 2dconv:P-2DCNV srad:R-SRAD2"}
 algos="none bdi fpc cpack bpc sc2 dsm dsm_approx dpc"
 
 tmp=$(mktemp -d)
