@@ -69,7 +69,7 @@ typedef struct {
     /* MC network interface, a read reply (loads and atomics) about to enter the
      * reply path (reply compression, data filtering), called in the MC's reply
      * order. data: the line's 128 bytes from the source (NULL when the source
-     * has no values). The hook fills *reply. Control packets travel in the reply
+     * has no values, or the line is not program data). The hook fills *reply. Control packets travel in the reply
      * class from the MC's NI, one packet per L2 cycle like replies; a blocked one
      * counts as an MC stall; they are counted in the reply flits and in
      * ctrl_packets / ctrl_flits. */

@@ -65,7 +65,7 @@ typedef struct {
     const char *bits_source;
     double app_error; /* -1: not measured */
     /* statistics */
-    uint64_t replies, compressed, flits_raw, flits_out, payload_bits;
+    uint64_t replies, compressed, flits_raw, flits_out, payload_bits, no_data;
     uint64_t sync_packets, sync_flits, sync_entries, books, book_packets, book_flits;
 } comp_t;
 
@@ -289,10 +289,9 @@ static uint32_t sc2_payload(comp_t *c, const gpuest_sim_req_info_t *req, const u
 static void comp_on_reply(void *ctx, const gpuest_sim_req_info_t *req, const uint8_t *data, gpuest_sim_reply_t *r)
 {
     comp_t *c = ctx;
-    uint8_t zero[LINE];
-    if (!data) { /* cannot happen: create() requires values; compress zeros rather than crash */
-        memset(zero, 0, sizeof zero);
-        data = zero;
+    if (!data) { /* a line the program's memory does not hold (an instruction fetch): sent as it is */
+        c->no_data++;
+        return;
     }
     uint32_t payload;
     switch (c->kind) {
@@ -416,6 +415,7 @@ static size_t comp_stats(void *state, gpuest_technique_stat_t *out, size_t max)
     double net = c->flits_raw ? ((double)c->flits_raw - (double)c->flits_out - ctrl) / (double)c->flits_raw : 0;
     n = tech_stat(out, n, max, "compression.replies", (double)c->replies);
     n = tech_stat(out, n, max, "compression.lines_compressed", (double)c->compressed);
+    n = tech_stat(out, n, max, "compression.replies_without_data", (double)c->no_data);
     n = tech_stat(out, n, max, "compression.flits_uncompressed", (double)c->flits_raw);
     n = tech_stat(out, n, max, "compression.flits_sent", (double)c->flits_out);
     n = tech_stat(out, n, max, "compression.rate", saved);
