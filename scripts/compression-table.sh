@@ -2,6 +2,7 @@
 # compression-table.sh: the packet compression thesis' Fig. 6.1 / 6.2 / 6.3 on one machine.
 #
 #   scripts/compression-table.sh PRESET OUT.csv [GPUEST] [JOBS]
+#   scripts/compression-table.sh --means TABLE.csv     (recomputes the mean rows of a table in place)
 #
 # Runs `gpuest simulate` (scale small, seed 1) for every workload of the INT and FP sets below
 # with technique.compression = none and each algorithm, and writes one row per (workload,
@@ -14,6 +15,55 @@
 # the long workloads (color, kmeans, srad) stay affordable. The output is written to a
 # temporary name and renamed.
 set -euo pipefail
+
+# The table from one line per run: group workload thesis algo ipc stall_cycles stall_ratio amat
+# reply_flits rate net_rate bits err. Means are arithmetic over the group's workloads; the stall
+# mean leaves out workloads whose baseline never stalls (0 / 0).
+aggregate() {
+    awk -v preset="$1" '
+    { key = $2; alg = $4; grp[key] = $1; th[key] = $3;
+      ipc[key, alg] = $5; stall[key, alg] = $6; ratio[key, alg] = $7; amat[key, alg] = $8; flits[key, alg] = $9;
+      rate[key, alg] = $10; net[key, alg] = $11; bits[key, alg] = $12; err[key, alg] = $13; algs[alg] = 1 }
+    END {
+        print "preset,group,workload,thesis_benchmark,algorithm,ipc,norm_ipc,compression_rate,net_compression_rate," \
+              "mc_stall_cycles,norm_mc_stall,mc_stall_ratio,amat,reply_flits,approx_bits,app_error"
+        n = split("none bdi fpc cpack bpc sc2 dsm dsm_approx dpc", order, " ")
+        ng = split("INT FP", groups, " ")
+        for (gi = 1; gi <= ng; gi++) {
+            G = groups[gi]
+            for (k in grp) if (grp[k] == G) keys[G] = keys[G] " " k
+            m = split(keys[G], ks, " ")
+            for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (ks[j] < ks[i]) { s = ks[i]; ks[i] = ks[j]; ks[j] = s }
+            for (oi = 1; oi <= n; oi++) {
+                a = order[oi]; if (!(a in algs)) continue
+                sn = 0; si = 0; sr = 0; snr = 0; ss = 0; sns = 0; sa = 0
+                for (i = 1; i <= m; i++) {
+                    k = ks[i]; if (!((k, a) in ipc)) continue
+                    ni = ipc[k, "none"] > 0 ? ipc[k, a] / ipc[k, "none"] : 0
+                    nstall = ""
+                    if (stall[k, "none"] > 0) { nstall = sprintf("%.4f", stall[k, a] / stall[k, "none"]); ss += nstall; sns++ }
+                    printf "%s,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s\n", preset, G, k, th[k], a,
+                        ipc[k, a], ni, rate[k, a], net[k, a], stall[k, a], nstall, ratio[k, a], amat[k, a], flits[k, a],
+                        bits[k, a], err[k, a]
+                    sn++; si += ni; sr += rate[k, a]; snr += net[k, a]; sa += amat[k, a]
+                }
+                if (sn) printf "%s,%s,mean,%s,%s,,%.4f,%.4f,%.4f,,%s,,%.2f,,,\n", preset, G, G "-mean", a,
+                    si / sn, sr / sn, snr / sn, sns ? sprintf("%.4f", ss / sns) : "", sa / sn
+            }
+        }
+    }'
+}
+
+if [ "${1:-}" = "--means" ]; then
+    t=${2:?usage: compression-table.sh --means TABLE.csv}
+    p=$(awk -F, 'NR == 2 { print $1 }' "$t")
+    awk -F, 'NR > 1 && $3 != "mean" { print $2, $3, $4, $5, $6, $10, $12, $13, $14, $8, $9,
+                                         ($15 == "" ? "" : $15), ($16 == "" ? "" : $16) }' "$t" | sort |
+        aggregate "$p" > "$t.tmp.$$" && mv "$t.tmp.$$" "$t"
+    echo "recomputed the means of $t"
+    exit 0
+fi
+
 preset=${1:?usage: compression-table.sh PRESET OUT.csv [GPUEST] [JOBS]}
 out=${2:?usage: compression-table.sh PRESET OUT.csv [GPUEST] [JOBS]}
 gpuest=${3:-build-rel/gpuest}
@@ -68,37 +118,6 @@ for k in "$tmp"/*.key; do
         }' "$b.csv"
 done | sort > "$tmp/runs.txt"
 
-awk -v preset="$preset" '
-    { key = $2; alg = $4; grp[key] = $1; th[key] = $3;
-      ipc[key, alg] = $5; stall[key, alg] = $6; ratio[key, alg] = $7; amat[key, alg] = $8; flits[key, alg] = $9;
-      rate[key, alg] = $10; net[key, alg] = $11; bits[key, alg] = $12; err[key, alg] = $13; algs[alg] = 1 }
-    END {
-        print "preset,group,workload,thesis_benchmark,algorithm,ipc,norm_ipc,compression_rate,net_compression_rate," \
-              "mc_stall_cycles,norm_mc_stall,mc_stall_ratio,amat,reply_flits,approx_bits,app_error"
-        n = split("none bdi fpc cpack bpc sc2 dsm dsm_approx dpc", order, " ")
-        ng = split("INT FP", groups, " ")
-        for (gi = 1; gi <= ng; gi++) {
-            G = groups[gi]
-            for (k in grp) if (grp[k] == G) keys[G] = keys[G] " " k
-            m = split(keys[G], ks, " ")
-            # sort the workload names for a stable order
-            for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (ks[j] < ks[i]) { s = ks[i]; ks[i] = ks[j]; ks[j] = s }
-            for (oi = 1; oi <= n; oi++) {
-                a = order[oi]; if (!(a in algs)) continue
-                sn = 0; si = 0; sr = 0; snr = 0; ss = 0; sa = 0
-                for (i = 1; i <= m; i++) {
-                    k = ks[i]; if (!((k, a) in ipc)) continue
-                    ni = ipc[k, "none"] > 0 ? ipc[k, a] / ipc[k, "none"] : 0
-                    ns = stall[k, "none"] > 0 ? stall[k, a] / stall[k, "none"] : 0
-                    printf "%s,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%s,%.4f,%s,%s,%s,%s,%s\n", preset, G, k, th[k], a,
-                        ipc[k, a], ni, rate[k, a], net[k, a], stall[k, a], ns, ratio[k, a], amat[k, a], flits[k, a],
-                        bits[k, a], err[k, a]
-                    sn++; si += ni; sr += rate[k, a]; snr += net[k, a]; ss += ns; sa += amat[k, a]
-                }
-                if (sn) printf "%s,%s,mean,%s,%s,,%.4f,%.4f,%.4f,,%.4f,,%.2f,,,\n", preset, G, G "-mean", a,
-                    si / sn, sr / sn, snr / sn, ss / sn, sa / sn
-            }
-        }
-    }' "$tmp/runs.txt" > "$tmp/table.csv"
+aggregate "$preset" < "$tmp/runs.txt" > "$tmp/table.csv"
 mv "$tmp/table.csv" "$out.tmp.$$" && mv "$out.tmp.$$" "$out"
 echo "wrote $out"
