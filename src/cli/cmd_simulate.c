@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_source.h"
@@ -96,7 +97,8 @@ static const char *const csv_header[] = {
     "l2_hits", "l2_misses", "dram_reads", "dram_writes", "dram_row_hits", "request_packets", "reply_packets",
     "request_net_latency", "reply_net_latency", "link_util_mean", "link_util_max", "intercore_locality_120",
     "intercore_locality_240", "intercore_locality_480", "intercore_locality_1920", "avail_warps",
-    "cycles_per_schedule", "latency_tolerance", "mc_stall_cycles", "ctrl_packets", "ctrl_flits"};
+    "cycles_per_schedule", "latency_tolerance", "l1i_accesses", "l1i_misses", "l1c_accesses", "l1c_misses",
+    "mc_stall_cycles", "ctrl_packets", "ctrl_flits"};
 #define CSV_COLS (sizeof csv_header / sizeof csv_header[0])
 
 static const char *const show_header[] = {"kernel", "cycles",  "winst",   "ipc",   "l1_miss", "amat",  "req",
@@ -172,6 +174,10 @@ static void csv_row(cli_table_t *t, const char *wl, const char *preset, const gp
     cell(&r, "%.3f", s->avail_warps);
     cell(&r, "%.3f", s->cycles_per_schedule);
     cell(&r, "%.3f", s->latency_tolerance);
+    cell(&r, "%llu", U(s->l1i_accesses));
+    cell(&r, "%llu", U(s->l1i_misses));
+    cell(&r, "%llu", U(s->l1c_accesses));
+    cell(&r, "%llu", U(s->l1c_misses));
     cell(&r, "%llu", U(s->mc_stall_cycles));
     cell(&r, "%llu", U(s->ctrl_packets));
     cell(&r, "%llu", U(s->ctrl_flits));
@@ -287,9 +293,14 @@ int cli_cmd_simulate(int argc, char **argv)
     so.max_cycles = o.max_cycles;
     so.max_instructions = o.max_insts;
     so.watchdog_cycles = o.watchdog;
-    so.progress = cli_progress("simulate", 0);
-    if (so.progress)
-        gpuest_progress_set_unit(so.progress, "cycles");
+    uint64_t total = 0;
+    if (isatty(fileno(stderr))) { /* the bar counts warp instructions out of the workload's total */
+        gpuest_error_t cerr;
+        if (gpuest_workload_count_insts(wl, &total, &cerr) != GPUEST_OK)
+            total = 0; /* the run itself will report what is wrong */
+        if (o.max_insts && (total == 0 || o.max_insts < total))
+            total = o.max_insts;
+    }
     const gpuest_generator_t *gen = gpuest_workload_generator(wl);
     gpuest_technique_env_t env = {&o.mc.cfg, gpuest_workload_image(wl), gen ? gen->name : NULL, cli_model_dir(),
                                   o.src.seed};
@@ -297,10 +308,12 @@ int cli_cmd_simulate(int argc, char **argv)
     rc = gpuest_technique_set_create(&env, &so.hooks, &techs, &err);
     if (rc != GPUEST_OK) {
         gpuest_technique_set_destroy(techs);
-        gpuest_progress_finish(so.progress);
         gpuest_workload_destroy(wl);
         return cli_report("simulate", rc, &err);
     }
+    so.progress = cli_progress("simulate", total);
+    gpuest_progress_set_unit(so.progress, "inst");
+    gpuest_progress_set_aux_unit(so.progress, "cycles");
     gpuest_sim_result_t r;
     rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
     gpuest_progress_finish(so.progress);

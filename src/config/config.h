@@ -43,6 +43,10 @@ typedef struct {
     int sfu_latency;   /* transcendental / long-latency op */
     int shmem_latency; /* shared-memory access */
     int const_latency; /* constant-cache hit */
+    /* L1 instruction cache and constant cache per SM (sim/icache.c) */
+    int l1i_size_bytes, l1i_line_bytes, l1i_assoc;
+    int l1c_size_bytes, l1c_line_bytes, l1c_assoc;
+    int perfect_inst_const_cache; /* 1: every instruction fetch and constant read hits (GPGPU-Sim's option) */
 } gpuest_core_cfg_t;
 
 /* Per-SM L1 data cache. */
@@ -75,9 +79,18 @@ typedef struct {
     int banks;
     int bank_groups;
     int row_bytes;
-    int bus_bytes; /* bytes transferred per DRAM clock (both edges) */
+    /* data bus (GPGPU-Sim -gpgpu_n_mem_per_ctrlr, -gpgpu_dram_buswidth, -gpgpu_dram_burst_length,
+     * -dram_data_command_freq_ratio): one column command moves burst_length x chip_bytes x
+     * chips_per_channel bytes in burst_length / data_rate command cycles */
+    int chips_per_channel;
+    int chip_bytes;   /* data pins per chip, in bytes */
+    int burst_length; /* data transfers per column command */
+    int data_rate;    /* data transfers per command clock (GDDR5: 4) */
     int tCL, tRP, tRC, tRAS, tCCD, tRCD, tRRD, tWR, tCDLR;
-    int min_latency; /* minimum DRAM latency in core cycles (documents' "min DRAM latency") */
+    int WL;                 /* write latency: WR command -> first data */
+    int tCCDL, tRRDL, tRTPL; /* bank-group constraints (0: none) */
+    int latency;     /* fixed DRAM pipeline, core cycles (GPGPU-Sim -dram_latency) */
+    int min_latency; /* documents' "min DRAM latency", core cycles (reference only, see docs/sim.md) */
     int queue_size;  /* MC request queue entries */
     gpuest_dram_sched_t scheduler;
 } gpuest_dram_cfg_t;
@@ -88,6 +101,7 @@ typedef struct {
     int interleave_bytes; /* consecutive chunk mapped to one MC */
     int request_queue;    /* MC icnt->L2 queue (packets) behind the ROP delay; full: no request accepted */
     int reply_queue;      /* MC L2->icnt reply queue (packets); full: the L2 stops */
+    int sub_partitions;   /* memory sub-partitions per channel, each with an L2 bank and a network port */
 } gpuest_mc_cfg_t;
 
 /* Interconnect. Delays follow BookSim 2 semantics (same names). */
@@ -119,6 +133,8 @@ typedef struct {
     int wait_for_tail_credit; /* 1: an output VC is reused only after its tail's credit returns */
     int inject_queue;         /* NI injection queue, packets */
     int eject_queue;          /* NI ejection queue, packets */
+    int inject_queue_flits;   /* > 0: the NI injection queue holds this many flits (inject_queue then bounds packets) */
+    int eject_queue_flits;    /* > 0: the NI ejection queue holds this many flits per class */
     double clock_mhz;
 } gpuest_noc_cfg_t;
 

@@ -5,18 +5,32 @@
  * GTX480 configuration, which every document's simulator builds on:
  *  - GDDR5 timing of the remote-core paper's Table II (Hynix: tCL=12 tRP=12 tRC=40
  *    tRAS=28 tCCD=2 tRCD=12 tRRD=6 tCDLR=5 tWR=12), 16 banks in 4 groups, 924 MHz,
- *    for every preset (the other documents give only the 924 MHz memory clock).
- *  - choice: L1D 64 MSHRs merging 8 requests, 8-entry miss queue (GTX480 config).
+ *    for every preset (the other documents give only the 924 MHz memory clock);
+ *    from GPGPU-Sim's GTX480 config (same Hynix part): WL=4, bank groups with
+ *    tCCDL=3 and tRTPL=2 (no tRRDL: 0), two 32-bit chips per channel, burst 8,
+ *    GDDR5 data rate 4 per command clock -> 64 bytes per column command, 32 bytes
+ *    per command cycle, 29.6 GB/s per channel (177 GB/s over 6 channels, the
+ *    GTX480's figure); fixed DRAM pipeline 100 core cycles (-dram_latency 100).
+ *    The documents' "220-cycle minimum DRAM latency" is that pipeline plus the
+ *    120-cycle ROP (L2) latency; the DRAM's own command timing comes on top.
+ *  - L1D 32 MSHRs merging 8 requests, 8-entry miss queue: GPGPU-Sim's GTX480
+ *    `-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,A:32:8,8` (MSHRs reserved at miss time).
  *  - choice: L1D hit latency 20 core cycles (none of the documents states one).
  *  - choice: ALU latency 4, SFU latency 20 core cycles (GPGPU-Sim pipeline depths);
  *    shared memory 24, constant-cache hit 8 core cycles.
- *  - choice: L2 MSHR merging unbounded in practice (65536 per entry): merging is
- *    limited by the SMs' own MSHRs.
+ *  - L2 per sub-partition: 32 MSHRs merging 4 requests, write-back, allocate on
+ *    miss, write-allocate with fetch-on-write (GPGPU-Sim 3.x GTX480
+ *    `-gpgpu_cache:dl2 64:128:8,L:B:m:W:L,A:32:4,4`, see src/sim/l2.c).
  *  - BookSim defaults for the allocators: iSLIP, 1 iteration, no wait for tail credit.
  *  - MC queues: 8-entry icnt->L2 (mc.request_queue) and L2->icnt (mc.reply_queue)
- *    queues, GPGPU-Sim's GTX480 `-gpgpu_dram_partition_queues 8:8:8:8` (per memory
- *    sub-partition; our MC node has one queue pair).
- *  - choice: 2 KB DRAM rows, 32 L2 MSHRs per slice, 16-entry NI queues.
+ *    queues per memory sub-partition, GPGPU-Sim's GTX480
+ *    `-gpgpu_dram_partition_queues 8:8:8:8` (packets, as GPGPU-Sim counts them).
+ *  - NI queues in flits, as GPGPU-Sim's interconnect interface sizes them: an
+ *    injection (input) buffer of 9 flits (its default when input_buffer_size = 0)
+ *    and an ejection side of 8 + 16 flits (ejection buffer = vc_buf_size, boundary
+ *    buffer 16) per class. The packet bounds (16 injection, 24 ejection) are then
+ *    never the binding ones for read traffic.
+ *  - choice: 2 KB DRAM rows.
  *  - BookSim delays: "2-cycle router" (data-filtering thesis Table 5.1) is taken as
  *    VC allocation + switch allocation with look-ahead routing (routing_delay 0),
  *    st_final_delay 1 and a 1-cycle link, as GPGPU-Sim's mesh configs set them.
@@ -62,13 +76,22 @@ static void common_defaults(gpuest_config_t *c)
         .sfu_latency = 20,
         .shmem_latency = 24,
         .const_latency = 8,
+        /* GPGPU-Sim GTX480 config: -gpgpu_cache:il1 4:128:4 (4 sets x 4 ways x 128 B,
+         * 2 KB) and -gpgpu_const_cache:l1 64:64:2 (64 sets x 2 ways x 64 B, 8 KB) */
+        .l1i_size_bytes = 2048,
+        .l1i_line_bytes = 128,
+        .l1i_assoc = 4,
+        .l1c_size_bytes = 8192,
+        .l1c_line_bytes = 64,
+        .l1c_assoc = 2,
+        .perfect_inst_const_cache = 0,
     };
     c->l1 = (gpuest_l1_cfg_t){
         .size_bytes = 16 * 1024,
         .line_bytes = 128,
         .sector_bytes = 32,
         .assoc = 4,
-        .mshrs = 64,
+        .mshrs = 32,
         .mshr_merge = 8,
         .hit_latency = 20,
         .miss_queue = 8,
@@ -79,7 +102,7 @@ static void common_defaults(gpuest_config_t *c)
         .assoc = 8,
         .banks_per_mc = 1,
         .mshrs = 32,
-        .mshr_merge = 65536,
+        .mshr_merge = 4,
         .hit_latency = 120,
         .clock_mhz = 700.0,
     };
@@ -88,7 +111,10 @@ static void common_defaults(gpuest_config_t *c)
         .banks = 16,
         .bank_groups = 4,
         .row_bytes = 2048,
-        .bus_bytes = 16,
+        .chips_per_channel = 2,
+        .chip_bytes = 4,
+        .burst_length = 8,
+        .data_rate = 4,
         .tCL = 12,
         .tRP = 12,
         .tRC = 40,
@@ -98,11 +124,17 @@ static void common_defaults(gpuest_config_t *c)
         .tRRD = 6,
         .tWR = 12,
         .tCDLR = 5,
+        .WL = 4,
+        .tCCDL = 3,
+        .tRRDL = 0,
+        .tRTPL = 2,
+        .latency = 100,
         .min_latency = 220,
         .queue_size = 16,
         .scheduler = GPUEST_DSCHED_FRFCFS,
     };
-    c->mc = (gpuest_mc_cfg_t){.num_mcs = 6, .interleave_bytes = 256, .request_queue = 8, .reply_queue = 8};
+    c->mc = (gpuest_mc_cfg_t){
+        .num_mcs = 6, .interleave_bytes = 256, .request_queue = 8, .reply_queue = 8, .sub_partitions = 1};
     c->noc = (gpuest_noc_cfg_t){
         .topology = GPUEST_TOPO_CROSSBAR,
         .k = 8,
@@ -129,7 +161,9 @@ static void common_defaults(gpuest_config_t *c)
         .alloc_iters = 1,
         .wait_for_tail_credit = 0,
         .inject_queue = 16,
-        .eject_queue = 16,
+        .eject_queue = 24, /* packets: never the binding limit next to 24 flits */
+        .inject_queue_flits = 9,
+        .eject_queue_flits = 24,
         .clock_mhz = 700.0,
     };
     snprintf(c->technique.compression, sizeof c->technique.compression, "none");
@@ -156,6 +190,10 @@ static void preset_fermi(gpuest_config_t *c)
     c->noc.class_split = GPUEST_SPLIT_PHYSICAL; /* "2 cross-bars for request/reply network" */
     c->noc.flit_bytes = 32;
     c->noc.k = 0;
+    /* GPGPU-Sim's GTX480: two sub-partitions per channel, each with its own L2
+     * bank (here 32 KB of the thesis' 64 KB per MC) and crossbar port (27 ports) */
+    c->mc.sub_partitions = 2;
+    c->l2.banks_per_mc = 2;
 }
 
 /* Coalescing paper Table 1 (mesh column) + data-filtering thesis Table 5.1: 56 SMs,
@@ -180,6 +218,11 @@ static void preset_mesh56(gpuest_config_t *c)
     c->noc.class_split = GPUEST_SPLIT_VIRTUAL;
     c->noc.mc_placement = GPUEST_MCPLACE_BOTTOM;
     c->noc.clock_mhz = 1400.0;
+    /* XY requests / YX replies: the routing of the coalescing paper's headline
+     * results (section 5: 15 % IPC, the 649-cycle memory latency, the MC placement
+     * study are all "XY-YX"); XY-XY is one key away: noc.routing_reply = xy */
+    c->noc.routing_request = GPUEST_ROUTE_XY;
+    c->noc.routing_reply = GPUEST_ROUTE_YX;
 }
 
 /* Remote-core paper Table II: 28 cores at 1.4 GHz, 48 warps, 16 KB 4-way L1D, L2
@@ -212,7 +255,8 @@ static void preset_latte15(gpuest_config_t *c)
 {
     common_defaults(c);
     c->l2.size_per_mc_bytes = 128 * 1024;
-    c->l2.banks_per_mc = 2;
+    c->l2.banks_per_mc = 2; /* one 64 KB bank per sub-partition, as GPGPU-Sim's GTX480 */
+    c->mc.sub_partitions = 2;
     c->noc.topology = GPUEST_TOPO_CROSSBAR;
     c->noc.class_split = GPUEST_SPLIT_PHYSICAL;
     c->noc.flit_bytes = 32;

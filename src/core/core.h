@@ -103,6 +103,10 @@ gpuest_progress_t *gpuest_progress_create(FILE *stream, const char *label, uint6
 gpuest_progress_t *gpuest_progress_create_forced(FILE *stream, const char *label, uint64_t total);
 void gpuest_progress_set_unit(gpuest_progress_t *p, const char *unit); /* shown as rate "<n> unit/s" */
 void gpuest_progress_update(gpuest_progress_t *p, uint64_t done);
+/* A second counter shown as its own rate (e.g. simulated cycles beside
+ * instructions done): "<aux/s> aux_unit/s". */
+void gpuest_progress_set_aux_unit(gpuest_progress_t *p, const char *unit);
+void gpuest_progress_update_aux(gpuest_progress_t *p, uint64_t done, uint64_t aux);
 void gpuest_progress_finish(gpuest_progress_t *p); /* ends the line and frees */
 
 /* ---------------------------------------------------------------- packet size

@@ -10,6 +10,8 @@ struct gpuest_progress_s {
     FILE *stream;
     char label[48];
     char unit[24];
+    char aux_unit[24];
+    uint64_t aux;
     uint64_t total;
     double start_s;
     double last_draw_s;
@@ -64,7 +66,28 @@ static void draw(gpuest_progress_t *p, uint64_t done, double now)
     fprintf(p->stream, "\r%s [%s] %5.1f%%", p->label, bar, frac * 100.0);
     if (p->unit[0])
         fprintf(p->stream, "  %.0f %s/s", rate, p->unit);
+    if (p->aux_unit[0])
+        fprintf(p->stream, "  %.0f %s/s", elapsed > 0 ? (double)p->aux / elapsed : 0.0, p->aux_unit);
+    if (p->total && done > 0 && done < p->total && elapsed > 0) {
+        double eta = elapsed * (double)(p->total - done) / (double)done;
+        fprintf(p->stream, "  ETA %02d:%02d:%02d", (int)(eta / 3600), (int)(eta / 60) % 60, (int)eta % 60);
+    }
+    fputs("   ", p->stream); /* wipes the tail of a longer previous line */
     fflush(p->stream);
+}
+
+void gpuest_progress_set_aux_unit(gpuest_progress_t *p, const char *unit)
+{
+    if (p)
+        snprintf(p->aux_unit, sizeof p->aux_unit, "%s", unit ? unit : "");
+}
+
+void gpuest_progress_update_aux(gpuest_progress_t *p, uint64_t done, uint64_t aux)
+{
+    if (!p)
+        return;
+    p->aux = aux;
+    gpuest_progress_update(p, done);
 }
 
 void gpuest_progress_update(gpuest_progress_t *p, uint64_t done)

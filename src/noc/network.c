@@ -370,10 +370,22 @@ static inline int net_of(const gpuest_noc_t *noc, int cls) { return noc->nnets >
 
 int gpuest_noc_can_inject(const gpuest_noc_t *noc, int node, int cls)
 {
+    return gpuest_noc_can_inject_flits(noc, node, cls, 1);
+}
+
+static int iq_room(const gpuest_noc_t *noc, const noc_ni_t *ni, int cls, int flits)
+{
+    if (ni->iq_count[cls] >= noc->cfg.inject_queue)
+        return 0;
+    int cap = noc->cfg.inject_queue_flits;
+    return cap <= 0 || ni->iq_flits[cls] == 0 || ni->iq_flits[cls] + flits <= cap;
+}
+
+int gpuest_noc_can_inject_flits(const gpuest_noc_t *noc, int node, int cls, int flits)
+{
     if (node < 0 || node >= noc->nodes || cls < 0 || cls >= noc->opts.num_classes)
         return 0;
-    const noc_ni_t *ni = &noc->nis[net_of(noc, cls) * noc->nodes + node];
-    return ni->iq_count[cls] < noc->cfg.inject_queue;
+    return iq_room(noc, &noc->nis[net_of(noc, cls) * noc->nodes + node], cls, flits);
 }
 
 gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *p, uint64_t *id_out, gpuest_error_t *err)
@@ -395,7 +407,7 @@ gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *p, uint
                                noc->nodes - 1);
     }
     noc_ni_t *ni = &noc->nis[net_of(noc, p->cls) * noc->nodes + p->src];
-    if (ni->iq_count[p->cls] >= noc->cfg.inject_queue)
+    if (!iq_room(noc, ni, p->cls, p->flits * ndst))
         return GPUEST_EBUSY; /* back-pressure: not an error message worth formatting */
     uint64_t id = noc->next_id++;
     uint32_t first = NOC_NONE, prev = NOC_NONE;
@@ -429,6 +441,7 @@ gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *p, uint
     int c = p->cls;
     ni->iq[c][(ni->iq_head[c] + ni->iq_count[c]) % noc->cfg.inject_queue] = first;
     ni->iq_count[c]++;
+    ni->iq_flits[c] += p->flits * ndst; /* source replication: every copy sends its flits */
     noc->in_flight += (uint64_t)ndst;
     if (id_out)
         *id_out = id;
@@ -497,6 +510,10 @@ static int ni_accept(gpuest_noc_t *noc, noc_ni_t *ni, noc_flit_t f)
         noc_ejq_t *eq = &noc->ejq[ni->node * GPUEST_NOC_MAX_CLASSES + q->cls];
         if (eq->count + eq->reserved >= eq->cap)
             return 0;
+        int fcap = noc->cfg.eject_queue_flits; /* GPGPU-Sim: ejection + boundary buffers, in flits */
+        if (fcap > 0 && eq->flits > 0 && eq->flits + q->flits > fcap)
+            return 0;
+        eq->flits += q->flits;
         eq->reserved++;
         q->resv = 1;
     }
@@ -600,6 +617,7 @@ static void ni_inject(gpuest_noc_t *noc, noc_ni_t *ni)
         noc_flit_t f = {.pkt = ni->cur[c], .seq = (uint16_t)seq, .dst = (uint16_t)q->dst, .flags = flags, .vc = (uint8_t)vc, .cls = (uint8_t)c};
         noc_ovc_send(noc, &ni->ovc[vc], (flags & NOC_FLIT_TAIL) != 0);
         noc_link_send_flit(noc, ni->link_in, f);
+        ni->iq_flits[c]--;
         noc->st[c].flits_injected++;
         noc->last_progress = noc->now;
         if (flags & NOC_FLIT_TAIL) {
@@ -672,6 +690,10 @@ int gpuest_noc_eject(gpuest_noc_t *noc, int node, gpuest_noc_packet_t *out)
     *out = best->v[best->head];
     best->head = (best->head + 1) % best->cap;
     best->count--;
+    if (best->flits >= out->flits)
+        best->flits -= out->flits;
+    else
+        best->flits = 0;
     return 1;
 }
 

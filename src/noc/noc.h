@@ -90,6 +90,10 @@ typedef struct {
 
 /* 1 if node's NI injection queue for cls has room for one more packet. */
 int gpuest_noc_can_inject(const gpuest_noc_t *noc, int node, int cls);
+/* As gpuest_noc_can_inject, for a packet of `flits` flits: with noc.inject_queue_flits
+ * > 0 the NI queue holds that many flits (GPGPU-Sim's input buffer, which takes a
+ * packet while queued + its flits <= capacity; an empty queue takes any packet). */
+int gpuest_noc_can_inject_flits(const gpuest_noc_t *noc, int node, int cls, int flits);
 /* Queues a packet at its source NI. GPUEST_EBUSY when the queue is full (retry
  * later; nothing was queued). A multicast packet takes one queue slot and is
  * replicated at the source NI for now (see docs/noc.md: in-router replication

@@ -136,6 +136,7 @@ typedef struct {
     /* injection: per class FIFO of packet indices and the packet being sent */
     uint32_t *iq[GPUEST_NOC_MAX_CLASSES];
     int iq_head[GPUEST_NOC_MAX_CLASSES], iq_count[GPUEST_NOC_MAX_CLASSES];
+    int iq_flits[GPUEST_NOC_MAX_CLASSES]; /* flits queued or of the current packet not yet sent */
     uint32_t cur[GPUEST_NOC_MAX_CLASSES];  /* packet in progress or NOC_NONE */
     int cur_seq[GPUEST_NOC_MAX_CLASSES], cur_vc[GPUEST_NOC_MAX_CLASSES];
     /* ejection: flits waiting for a free ejection queue slot, per VC */
@@ -150,6 +151,7 @@ typedef struct {
 typedef struct {
     gpuest_noc_packet_t *v;
     int head, count, cap, reserved;
+    int flits; /* flits of the packets queued or reserved (noc.eject_queue_flits) */
 } noc_ejq_t;
 
 struct gpuest_noc_s {

@@ -197,7 +197,7 @@ static gpuest_err generate(drv_t *d, gpuest_error_t *err)
     for (int n = 0; n < d->nodes; n++) {
         if (d->is_mc[n]) {
             reply_q_t *q = &d->replies[n];
-            while (q->count && gpuest_noc_can_inject(d->noc, n, GPUEST_NOC_REPLY)) {
+            while (q->count && gpuest_noc_can_inject_flits(d->noc, n, GPUEST_NOC_REPLY, t->packet_flits)) {
                 reply_t r = q->v[q->head];
                 q->head = (q->head + 1) % q->cap;
                 q->count--;
@@ -205,7 +205,7 @@ static gpuest_err generate(drv_t *d, gpuest_error_t *err)
             }
             continue;
         }
-        while (d->next_pkt[n] <= now && gpuest_noc_can_inject(d->noc, n, cls)) {
+        while (d->next_pkt[n] <= now && gpuest_noc_can_inject_flits(d->noc, n, cls, flits)) {
             GPUEST_TRY(send(d, n, pick_dest(d, n), cls, flits, d->next_pkt[n], err));
             d->next_pkt[n] += next_gap(d);
         }

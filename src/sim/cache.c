@@ -47,16 +47,39 @@ sim_way_t *sim_tags_find(sim_tags_t *t, uint64_t index_addr, uint64_t line, int 
     return NULL;
 }
 
+/* Invalid and unreserved first, then the least recently used unreserved way;
+ * NULL when every way is reserved. */
 sim_way_t *sim_tags_victim(sim_tags_t *t, uint64_t index_addr)
 {
-    sim_way_t *s = set_of(t, index_addr), *v = &s[0];
+    sim_way_t *s = set_of(t, index_addr), *v = NULL;
     for (int i = 0; i < t->assoc; i++) {
+        if (s[i].reserved)
+            continue;
         if (!s[i].valid)
             return &s[i];
-        if (s[i].lru < v->lru)
+        if (!v || s[i].lru < v->lru)
             v = &s[i];
     }
     return v;
+}
+
+sim_way_t *sim_tags_reserve(sim_tags_t *t, uint64_t index_addr, uint64_t line, sim_way_t *old)
+{
+    sim_way_t *v = sim_tags_victim(t, index_addr);
+    if (!v)
+        return NULL;
+    *old = *v;
+    *v = (sim_way_t){.tag = line, .lru = ++t->stamp, .valid = 0, .dirty = 0, .reserved = 1};
+    return v;
+}
+
+sim_way_t *sim_tags_find_reserved(sim_tags_t *t, uint64_t index_addr, uint64_t line)
+{
+    sim_way_t *s = set_of(t, index_addr);
+    for (int i = 0; i < t->assoc; i++)
+        if (s[i].reserved && s[i].tag == line)
+            return &s[i];
+    return NULL;
 }
 
 void sim_tags_fill(sim_tags_t *t, sim_way_t *w, uint64_t line, uint8_t valid)
@@ -64,5 +87,6 @@ void sim_tags_fill(sim_tags_t *t, sim_way_t *w, uint64_t line, uint8_t valid)
     w->tag = line;
     w->valid = valid;
     w->dirty = 0;
+    w->reserved = 0;
     w->lru = ++t->stamp;
 }

@@ -28,7 +28,7 @@ gpuest_err sim_oom(sim_gpu_t *g, const char *what)
 
 int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req)
 {
-    if (!gpuest_noc_can_inject(g->noc, src, cls))
+    if (!gpuest_noc_can_inject_flits(g->noc, src, cls, flits))
         return -1;
     gpuest_noc_send_t p = {.src = src, .dst = dst, .dests = NULL, .num_dests = 0, .cls = cls, .flits = flits,
                            .payload = (void *)(intptr_t)(req + 1), .created = -1};
@@ -57,7 +57,13 @@ static gpuest_err build(sim_gpu_t *g, gpuest_error_t *err)
         g->period[d] = period_fs(mhz[d]);
     }
     g->nsm = c->core.num_sms;
-    g->nmc = c->mc.num_mcs;
+    g->nchan = c->mc.num_mcs;
+    g->nsub = c->mc.sub_partitions > 0 ? c->mc.sub_partitions : 1;
+    g->nmc = g->nchan * g->nsub;
+    if (g->nsub > 1 && c->noc.topology != GPUEST_TOPO_CROSSBAR)
+        return gpuest_fail(err, GPUEST_EINVAL, "mc.sub_partitions = %d needs noc.topology = crossbar (a mesh has one "
+                                               "node per memory controller)",
+                           g->nsub);
     if (g->nsm <= 0 || g->nmc <= 0 || c->core.warps_per_sm <= 0 || c->core.ctas_per_sm <= 0)
         return gpuest_fail(err, GPUEST_EINVAL, "core.num_sms, mc.num_mcs, core.warps_per_sm and core.ctas_per_sm "
                                                "must be positive");
@@ -72,10 +78,7 @@ static gpuest_err build(sim_gpu_t *g, gpuest_error_t *err)
     sim_time_t pc = g->period[GPUEST_CLK_CORE];
     g->l1_hit_fs = (sim_time_t)c->l1.hit_latency * pc;
     g->l2_hit_fs = (sim_time_t)c->l2.hit_latency * pc;
-    g->dram_fixed_fs = (sim_time_t)c->dram.min_latency * pc - g->l2_hit_fs -
-                       (sim_time_t)sim_dram_unloaded_cycles(c) * g->period[GPUEST_CLK_DRAM];
-    if (g->dram_fixed_fs < 0)
-        g->dram_fixed_fs = 0;
+    g->dram_fixed_fs = (sim_time_t)c->dram.latency * pc; /* GPGPU-Sim's -dram_latency pipeline */
     g->line_bytes = GPUEST_LINE_BYTES;
     g->read_req_flits = 1;
     g->read_reply_flits = gpuest_sim_packet_flits(&c->noc, GPUEST_LINE_BYTES);
@@ -90,7 +93,11 @@ static gpuest_err build(sim_gpu_t *g, gpuest_error_t *err)
     if (g->nsm > 1024 || g->nmc > GPUEST_MAX_MCS)
         return gpuest_fail(err, GPUEST_ERANGE, "at most 1024 SMs and %d MCs", GPUEST_MAX_MCS);
     GPUEST_TRY(gpuest_config_sm_nodes(c, nodes_sm, err));
-    GPUEST_TRY(gpuest_config_mc_nodes(c, nodes_mc, err));
+    if (g->nsub == 1)
+        GPUEST_TRY(gpuest_config_mc_nodes(c, nodes_mc, err));
+    else /* crossbar: one port per sub-partition after the SMs' (GPGPU-Sim's GTX480: 15 + 12 ports) */
+        for (int i = 0; i < g->nmc; i++)
+            nodes_mc[i] = g->nsm + i;
     gpuest_noc_opts_t no;
     gpuest_noc_opts_from_cfg(&c->noc, &no);
     no.num_nodes = g->nsm + g->nmc;
@@ -100,12 +107,15 @@ static gpuest_err build(sim_gpu_t *g, gpuest_error_t *err)
     g->link_total = calloc((size_t)(g->nlinks > 0 ? g->nlinks : 1), sizeof *g->link_total);
     g->sm = calloc((size_t)g->nsm, sizeof *g->sm);
     g->mc = calloc((size_t)g->nmc, sizeof *g->mc);
-    if (!g->sm || !g->mc || !g->link_total)
+    g->chan = calloc((size_t)g->nchan, sizeof *g->chan);
+    if (!g->sm || !g->mc || !g->chan || !g->link_total)
         return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the GPU");
     for (int i = 0; i < g->nsm; i++)
         GPUEST_TRY(sim_sm_init(g, &g->sm[i], i, nodes_sm[i], err));
     for (int i = 0; i < g->nmc; i++)
         GPUEST_TRY(sim_mc_init(g, &g->mc[i], i, nodes_mc[i], err));
+    for (int i = 0; i < g->nchan; i++)
+        GPUEST_TRY(sim_dram_init(g, &g->chan[i], err));
     for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++)
         GPUEST_TRY(sim_loc_init(&g->loc[w], (sim_time_t)gpuest_sim_locality_window[w] * pc, err));
     g->pool.free_head = -1;
@@ -123,12 +133,17 @@ static void teardown(sim_gpu_t *g)
     if (g->mc)
         for (int i = 0; i < g->nmc; i++)
             sim_mc_free(&g->mc[i]);
+    if (g->chan)
+        for (int i = 0; i < g->nchan; i++)
+            sim_dram_free(&g->chan[i]);
     free(g->sm);
     free(g->mc);
+    free(g->chan);
     free(g->link_total);
     for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++)
         sim_loc_free(&g->loc[w]);
     sim_pool_free(&g->pool);
+    free(g->kernel_names);
     gpuest_noc_destroy(g->noc);
 }
 
@@ -165,8 +180,8 @@ static gpuest_err instant(sim_gpu_t *g, gpuest_error_t *err)
         for (int i = 0; i < g->nmc; i++)
             GPUEST_TRY(sim_mc_cycle(g, &g->mc[i], err));
     if (on[GPUEST_CLK_DRAM])
-        for (int i = 0; i < g->nmc; i++)
-            sim_dram_cycle(g, &g->mc[i]);
+        for (int i = 0; i < g->nchan; i++)
+            sim_dram_cycle(g, i);
     if (on[GPUEST_CLK_ICNT])
         gpuest_noc_step(g->noc);
     if (on[GPUEST_CLK_CORE])
@@ -319,6 +334,7 @@ static gpuest_err end_kernel(sim_gpu_t *g, const sim_counters_t *start, uint64_t
 static gpuest_err run_kernel(sim_gpu_t *g, gpuest_sim_result_t *out, size_t *scap, int *stopped, gpuest_error_t *err)
 {
     GPUEST_TRY(check_launch(g, err));
+    GPUEST_TRY(sim_front_launch(g, err));
     sim_counters_t start = g->ctr;
     uint64_t start_cycle = sim_core_cycle(g);
     gpuest_noc_stats_reset(g->noc);
@@ -339,7 +355,7 @@ static gpuest_err run_kernel(sim_gpu_t *g, gpuest_sim_result_t *out, size_t *sca
         if (interval && cyc % interval == 0 && take_samples(g, out, scap) != GPUEST_OK)
             return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for samples");
         if ((cyc & 1023) == 0 && g->opts->progress)
-            gpuest_progress_update(g->opts->progress, cyc);
+            gpuest_progress_update_aux(g->opts->progress, g->ctr.v[SC_warp_insts], cyc);
         if (limit_hit(g)) {
             *stopped = 1;
             break;
@@ -373,7 +389,7 @@ static gpuest_err finish(sim_gpu_t *g, gpuest_sim_result_t *out, gpuest_error_t 
         out->links[l] = (gpuest_sim_link_t){li.net, li.src_node, li.dst_node, li.kind, g->link_total[l],
                                             t->icnt_cycles ? (double)g->link_total[l] / (double)t->icnt_cycles : 0};
     }
-    out->requests_sent = g->ctr.v[SC_read_reqs] + g->ctr.v[SC_write_reqs];
+    out->requests_sent = g->ctr.v[SC_read_reqs] + g->ctr.v[SC_write_reqs] + g->ctr.v[SC_front_reqs];
     out->replies_received = g->ctr.v[SC_replies];
     out->outstanding = (uint64_t)g->pool.live;
     if (!out->stopped_by_limit && (out->requests_sent != out->replies_received || out->outstanding != 0))

@@ -25,8 +25,10 @@ static int32_t new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_li
     q->sectors = r->sectors;
     q->op = (uint8_t)op;
     q->sm = (int16_t)sm->id;
-    q->mc = (int16_t)gpuest_config_mc_of_address(g->cfg, r->line);
+    q->mc = (int16_t)sim_mc_of(g, r->line);
     q->warp = warp;
+    q->load = (int8_t)sm->ldst.load;
+    q->cache = RC_DATA;
     q->t_access = g->now;
     return i;
 }
@@ -45,7 +47,6 @@ static int enqueue_miss(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
 
 sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op)
 {
-    sim_warp_t *w = &sm->warps[warp];
     if (op == GPUEST_MEM_ATOMIC) { /* performed at the L2: bypass, evict a stale copy */
         if (missq_full(g, sm))
             return L1_STALL_MISSQ;
@@ -62,20 +63,28 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
     if (way && (way->valid & r->sectors) == r->sectors) {
         sim_time_t done = g->now + hit_time(g, sm, r->line);
-        if (done > w->hit_done)
-            w->hit_done = done;
-        w->pending_loads--;
-        w->load_hits++;
+        sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
         g->ctr.v[SC_l1_accesses]++;
         g->ctr.v[SC_l1_hits]++;
         g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
         g->ctr.v[SC_amat_n]++;
         return L1_HIT;
     }
+    /* A miss, with GPGPU-Sim 3.x's reservation semantics (data_cache::rd_miss_base,
+     * send_read_request, tag_array::probe): the access fails reservation and the
+     * LD/ST unit retries it when (a) the miss queue has fewer than 2 free slots
+     * (rd_miss_base's miss_queue_full(1): a miss might need two requests), (b) the
+     * line has an MSHR entry whose merge list is full, (c) it has none and every
+     * MSHR is taken, or (d) the line is absent and every way of its set is reserved
+     * by an earlier miss (lines are allocated at miss time, the 'm' policy). */
     int e = sim_mshr_find(&sm->mshr, r->line);
+    if (e < 0 && !way && !sim_tags_find_reserved(&sm->l1, r->line, r->line) && !sim_tags_victim(&sm->l1, r->line))
+        return L1_STALL_MSHR; /* (d) */
+    if ((int)sm->missq.len + 1 >= g->cfg->l1.miss_queue)
+        return L1_STALL_MISSQ; /* (a) */
     if (e >= 0) {
         if (sm->mshr.e[e].count >= sm->mshr.merge)
-            return L1_STALL_MSHR;
+            return L1_STALL_MSHR; /* (b) */
         int32_t i = new_request(g, sm, warp, r, op);
         if (i < 0)
             return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
@@ -87,9 +96,11 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         return L1_MISS_MERGED;
     }
     if (sm->mshr.used == sm->mshr.entries)
-        return L1_STALL_MSHR;
-    if (missq_full(g, sm))
-        return L1_STALL_MISSQ;
+        return L1_STALL_MSHR; /* (c) */
+    if (!way && !sim_tags_find_reserved(&sm->l1, r->line, r->line)) {
+        sim_way_t old;
+        sim_tags_reserve(&sm->l1, r->line, r->line, &old); /* clean victim: the L1 writes through */
+    }
     int32_t i = new_request(g, sm, warp, r, op);
     if (i < 0 || sim_mshr_alloc(&sm->mshr, r->line, &g->pool, i) < 0 || enqueue_miss(g, sm, i) != 0)
         return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
@@ -124,21 +135,24 @@ void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
     uint8_t sectors = 0xF; /* a read reply carries the whole 128-byte line */
     sm->ldst.stalled = 0;  /* tags and MSHRs change: a stalled L1 access may go now */
     sim_way_t *way = sim_tags_find(&sm->l1, p->line, p->line, 1);
-    if (way)
+    if (!way)
+        way = sim_tags_find_reserved(&sm->l1, p->line, p->line); /* the way reserved at miss time */
+    if (way) {
         way->valid |= sectors;
-    else
-        sim_tags_fill(&sm->l1, sim_tags_victim(&sm->l1, p->line), p->line, sectors);
+        way->reserved = 0;
+        way->lru = ++sm->l1.stamp;
+    } else { /* a sector miss whose line was evicted meanwhile */
+        sim_way_t *v = sim_tags_victim(&sm->l1, p->line);
+        if (v)
+            sim_tags_fill(&sm->l1, v, p->line, sectors);
+    }
     sim_time_t ready = g->now + sim_fill_delay_fs(g, p);
     int e = sim_mshr_find(&sm->mshr, p->line);
     int32_t i = e >= 0 ? sim_mshr_release(&sm->mshr, e) : req;
     while (i >= 0) {
         sim_req_t *q = &g->pool.r[i];
         int32_t next = q->next;
-        sim_warp_t *w = &sm->warps[q->warp];
-        w->pending_loads--;
-        w->load_misses++;
-        if (ready > w->hit_done)
-            w->hit_done = ready;
+        sim_load_line_done(g, sm, q->warp, q->load, ready, 0);
         g->ctr.v[SC_amat_fs] += (uint64_t)(ready - q->t_access);
         g->ctr.v[SC_amat_n]++;
         sim_pool_release(&g->pool, i);

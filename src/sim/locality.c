@@ -1,12 +1,15 @@
 /* locality.c: timed inter-core locality tables at the MCs (coalescing paper, section 2.2).
  *
  * One table per time window. The first read request to a line opens an entry
- * that lives for the window from that moment; later reads to the line within
- * the window are counted in it. An entry has inter-core locality when requests
- * from at least two different SMs fell into it; all its accesses then count as
- * shared. ratio = shared accesses / read requests. The table is unbounded (the
- * paper's "unlimited entries"); entries expire in allocation order, so they are
- * kept in a ring with a chained hash index over ring positions. */
+ * that lives for the window from that moment. A read counts as shared when the
+ * line's entry already holds a read from another SM (ARCHITECTURE.md: a read of
+ * a block another SM requested inside the window); the first read of a line,
+ * and reads repeated only by the same SM, do not count. ratio = shared reads /
+ * read requests. Instruction and constant misses are read requests like the
+ * L1D's, as in the paper's Fig. 2b. SMs are kept as a 64-bit set (bit sm % 64:
+ * with more than 64 SMs, two SMs 64 apart look alike). The table is unbounded
+ * (the paper's "unlimited entries"); entries expire in allocation order, so
+ * they are kept in a ring with a chained hash index over ring positions. */
 #include "sim_int.h"
 
 static uint32_t hash_line(uint64_t line, uint32_t nb)
@@ -76,8 +79,6 @@ static void retire_head(sim_loc_t *l)
     while (*pp != (int32_t)pos)
         pp = &l->ring[*pp].next;
     *pp = e->next;
-    if (e->multi_sm)
-        l->shared += e->count;
     l->head = (l->head + 1) % l->cap;
     l->len--;
 }
@@ -99,16 +100,17 @@ int sim_loc_access(sim_loc_t *l, uint64_t line, int sm, sim_time_t now)
     for (int32_t p = l->bucket[hash_line(line, l->nbuckets)]; p >= 0; p = l->ring[p].next) {
         sim_loc_entry_t *e = &l->ring[p];
         if (e->line == line) {
-            e->count++;
-            if (e->first_sm != sm)
-                e->multi_sm = 1;
+            uint64_t me = UINT64_C(1) << (sm & 63);
+            if (e->sms & ~me)
+                l->shared++;
+            e->sms |= me;
             return 0;
         }
     }
     if (l->len == l->cap && grow(l) != 0)
         return -1;
     uint32_t pos = (l->head + l->len) % l->cap;
-    l->ring[pos] = (sim_loc_entry_t){.line = line, .start = now, .count = 1, .first_sm = (int16_t)sm};
+    l->ring[pos] = (sim_loc_entry_t){.line = line, .start = now, .sms = UINT64_C(1) << (sm & 63)};
     link_entry(l, pos);
     l->len++;
     return 0;

@@ -22,11 +22,14 @@ gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_erro
     memset(mc, 0, sizeof *mc);
     mc->id = id;
     mc->node = node;
+    mc->chan = id / g->nsub;
+    mc->sub = id % g->nsub;
     mc->fill_pending = -1;
-    GPUEST_TRY(sim_tags_init(&mc->l2, "l2", c->l2.size_per_mc_bytes, c->l2.line_bytes, c->l2.assoc, err));
+    /* the channel's L2 slice is split evenly over its sub-partitions */
+    GPUEST_TRY(sim_tags_init(&mc->l2, "l2", c->l2.size_per_mc_bytes / g->nsub, c->l2.line_bytes, c->l2.assoc, err));
     GPUEST_TRY(sim_mshr_init(&mc->mshr, c->l2.mshrs, c->l2.mshr_merge, err));
     mc->mshr.l2 = 1;
-    return sim_dram_init(g, &mc->dram, err);
+    return GPUEST_OK;
 }
 
 void sim_mc_free(sim_mc_t *mc)
@@ -39,13 +42,27 @@ void sim_mc_free(sim_mc_t *mc)
     sim_tfifo_free(&mc->fills);
     sim_tags_free(&mc->l2);
     sim_mshr_free(&mc->mshr);
-    sim_dram_free(&mc->dram);
 }
 
 uint64_t sim_mc_local(const sim_gpu_t *g, uint64_t addr)
 {
     uint64_t il = (uint64_t)g->cfg->mc.interleave_bytes, chunk = addr / il;
-    return (chunk / (uint64_t)g->nmc) * il + addr % il;
+    return (chunk / (uint64_t)g->nchan) * il + addr % il;
+}
+
+int sim_mc_of(const sim_gpu_t *g, uint64_t addr)
+{
+    int chan = gpuest_config_mc_of_address(g->cfg, addr);
+    if (g->nsub == 1)
+        return chan;
+    uint64_t lb = (uint64_t)g->line_bytes;
+    return chan * g->nsub + (int)((sim_mc_local(g, addr) / lb) % (uint64_t)g->nsub);
+}
+
+uint64_t sim_sub_local(const sim_gpu_t *g, uint64_t addr)
+{
+    uint64_t local = sim_mc_local(g, addr), lb = (uint64_t)g->line_bytes, ns = (uint64_t)g->nsub;
+    return (local / (lb * ns)) * lb + local % lb;
 }
 
 int sim_mc_reply_room(const sim_gpu_t *g, const sim_mc_t *mc)
@@ -60,7 +77,9 @@ static void call_reply_hook(sim_gpu_t *g, sim_req_t *q)
 {
     gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
     uint8_t buf[GPUEST_LINE_BYTES];
-    const uint8_t *data = g->src->read_line ? g->src->read_line(g->src->ctx, q->line, buf) : NULL;
+    /* instruction lines are not in the program's memory image: no data for them */
+    const uint8_t *data =
+        g->src->read_line && q->cache != RC_INST ? g->src->read_line(g->src->ctx, q->line, buf) : NULL;
     gpuest_sim_reply_t r = {.flits = q->flits};
     g->opts->hooks.mc_reply(g->opts->hooks.ctx, &info, data, &r);
     q->flits = r.flits >= 1 ? r.flits : 1;
@@ -176,14 +195,16 @@ gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
     /* L2 misses reach the DRAM queue after the fixed part of the DRAM latency */
     while (mc->topipe.len > 0 && sim_tfifo_peek(&mc->topipe)->ready <= g->now) {
         int32_t i = sim_tfifo_peek(&mc->topipe)->req;
-        if (sim_dram_push(g, mc, i, g->pool.r[i].line, 0) != 0)
+        if (sim_dram_push(g, mc, i, g->pool.r[i].line, g->pool.r[i].op == GPUEST_MEM_STORE) != 0)
             return sim_oom(g, "DRAM queue");
         sim_tfifo_pop(&mc->topipe);
     }
     /* L2 lookups from the head of the icnt->L2 queue, one per bank; a lookup
      * that cannot proceed (reply queue full, DRAM path full, no MSHR) stops the
      * queue in order, as GPGPU-Sim's L2 does */
-    int banks = g->cfg->l2.banks_per_mc > 0 ? g->cfg->l2.banks_per_mc : 1;
+    int banks = g->cfg->l2.banks_per_mc / g->nsub; /* L2 banks of this sub-partition */
+    if (banks < 1)
+        banks = 1;
     for (int b = 0; b < banks && mc->reqq.len > 0; b++) {
         if (!sim_l2_access(g, mc, sim_fifo_peek(&mc->reqq)))
             break;

@@ -82,7 +82,7 @@ typedef struct {
     /* L1D miss, before the request enters the miss queue (remote-L1 probing):
      * observation only for now; the request always goes to its MC. */
     void (*l1_miss)(void *ctx, const gpuest_sim_req_info_t *req, uint64_t core_cycle);
-    /* Test / trace hook: a warp's load instruction completed. */
+    /* Test / trace hook: a load, atomic or constant-cache miss of a warp completed (its destination is written). */
     void (*load_done)(void *ctx, int sm, int warp_slot, uint64_t issue_cycle, uint64_t done_cycle, int hits,
                       int misses);
 } gpuest_sim_hooks_t;
@@ -93,7 +93,8 @@ typedef struct {
     uint64_t max_instructions; /* stop after this many warp instructions (0: no limit) */
     uint64_t watchdog_cycles;  /* core cycles without any progress -> GPUEST_EDEADLOCK (default 200000) */
     uint64_t sample_interval;  /* core cycles per SM time-series sample (default 1000, 0: off) */
-    gpuest_progress_t *progress; /* may be NULL; advanced in core cycles (total unknown: 0) */
+    gpuest_progress_t *progress; /* may be NULL; advanced in warp instructions issued (its total: the
+                                  * caller's, e.g. gpuest_workload_count_insts), core cycles as its aux counter */
     gpuest_sim_hooks_t hooks;
 } gpuest_sim_opts_t;
 
@@ -122,11 +123,16 @@ typedef struct {
     uint64_t l1_mshr_merges;                  /* misses merged into a pending MSHR entry */
     uint64_t l1_mshr_stalls;                  /* cycles the LD/ST unit waited for an MSHR */
     uint64_t l1_missq_stalls;                 /* cycles it waited for the miss queue */
+    uint64_t l1_reservation_fails;            /* tries that failed reservation and were retried (both kinds) */
     double l1_miss_rate;                      /* l1_misses / l1_accesses */
     uint64_t store_requests, atomic_requests;
+    /* Instruction cache (fetches that changed line) and constant cache (distinct
+     * lines of constant reads); misses include those waiting on another warp's request */
+    uint64_t l1i_accesses, l1i_misses, l1c_accesses, l1c_misses;
+    uint64_t front_requests; /* read requests the instruction and constant caches sent */
 
     /* Memory requests to the MCs */
-    uint64_t read_requests;  /* load misses sent */
+    uint64_t read_requests;  /* L1D load misses sent (instruction and constant requests not included) */
     uint64_t write_requests; /* stores + atomics sent */
     uint64_t replies;        /* replies + acks received at SMs */
     /* L1 miss penalty of read requests (coalescing paper Fig. 1a), averages:
@@ -136,7 +142,9 @@ typedef struct {
 
     /* L2 / DRAM */
     uint64_t l2_accesses, l2_hits, l2_misses, l2_mshr_merges;
-    uint64_t dram_reads, dram_writes, dram_row_hits;
+    uint64_t dram_reads, dram_writes, dram_row_hits; /* line reads / writes completed; row hits among them */
+    uint64_t dram_activates;
+    double dram_bus_util; /* data-bus busy cycles / DRAM cycles, over all channels */
 
     /* MCs: cycles (L2 clock) summed over MCs, and those with a reply ready but the NI input queue full */
     uint64_t mc_cycles, mc_stall_cycles;

@@ -22,7 +22,9 @@ typedef int64_t sim_time_t;
     X(l1_missq_stalls) X(ctrl_packets) X(ctrl_flits) X(ctrl_received) X(store_reqs) X(atomic_reqs) X(read_reqs) X(write_reqs) X(replies) X(read_done)              \
     X(miss_fs) X(req_fs) X(mem_fs) X(reply_fs) X(amat_fs) X(amat_n) X(l2_accesses) X(l2_hits) X(l2_misses)           \
     X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
-    X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)
+    X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)            \
+    X(l1i_accesses) X(l1i_misses) X(l1c_accesses) X(l1c_misses) X(front_reqs)                                        \
+    X(dram_acts) X(dram_bus) X(dram_cycles)
 enum {
 #define SIM_CTR_ENUM(n) SC_##n,
     SIM_COUNTER_LIST(SIM_CTR_ENUM)
@@ -48,12 +50,18 @@ void sim_fifo_free(sim_fifo_t *q);
  * network and come back; merged ones wait on an L1 MSHR entry. Records live in
  * a pool addressed by index (the NoC payload is index + 1). */
 typedef enum { RQ_FREE = 0, RQ_MERGED, RQ_MISSQ, RQ_REQ_NET, RQ_AT_MC, RQ_REPLY_NET } sim_req_state_t;
+/* The SM cache a read request fills: the L1D, the instruction cache or the
+ * constant cache (the last two travel as ordinary read requests). */
+typedef enum { RC_DATA = 0, RC_INST = 1, RC_CONST = 2 } sim_req_cache_t;
 
 typedef struct {
     uint64_t line;
     uint8_t sectors;
     uint8_t op;    /* gpuest_mem_op_t */
     uint8_t state; /* sim_req_state_t */
+    uint8_t cache; /* sim_req_cache_t */
+    int8_t load;   /* load slot of the warp (data loads and atomics) */
+    uint8_t fetch; /* an L2 fetch-on-write read: fills the line, answered by nobody (l2.c) */
     int16_t sm;
     int16_t mc;
     int32_t warp;  /* warp slot in the SM */
@@ -87,6 +95,7 @@ typedef struct {
     uint64_t lru;    /* last-use stamp */
     uint8_t valid;   /* sector mask of valid data (L2: 0xF when valid) */
     uint8_t dirty;
+    uint8_t reserved; /* allocated at miss time, data not yet back (GPGPU-Sim's RESERVED line) */
 } sim_way_t;
 
 typedef struct {
@@ -105,6 +114,13 @@ sim_way_t *sim_tags_find(sim_tags_t *t, uint64_t index_addr, uint64_t line, int 
  * contents before overwriting. */
 sim_way_t *sim_tags_victim(sim_tags_t *t, uint64_t index_addr);
 void sim_tags_fill(sim_tags_t *t, sim_way_t *w, uint64_t line, uint8_t valid);
+/* Allocate-on-miss (GPGPU-Sim's 'm' policy): reserves a way for line, choosing
+ * the victim among unreserved ways (invalid first, then LRU); *old receives the
+ * victim's previous contents (for a write-back). NULL when every way of the set
+ * is reserved: the miss then fails reservation. */
+sim_way_t *sim_tags_reserve(sim_tags_t *t, uint64_t index_addr, uint64_t line, sim_way_t *old);
+/* The reserved way waiting for line, or NULL. */
+sim_way_t *sim_tags_find_reserved(sim_tags_t *t, uint64_t index_addr, uint64_t line);
 
 /* ---------------------------------------------------------------- MSHR table (mshr.c) */
 typedef struct {
@@ -131,19 +147,41 @@ int32_t sim_mshr_release(sim_mshr_t *m, int e);                         /* retur
 /* ---------------------------------------------------------------- SM (sm.c, scheduler.c, l1.c) */
 typedef enum { WS_EMPTY = 0, WS_ACTIVE, WS_BARRIER, WS_DONE } sim_warp_state_t;
 
+/* Loads (and atomics, constant-cache misses) of one warp in flight at once. */
+#define SIM_LOADS_PER_WARP 8
+
+/* One load in flight: its destination registers stay pending on the warp's
+ * scoreboard until every line request has returned. */
+typedef struct {
+    int32_t pending;  /* line requests not yet returned; 0: slot free */
+    sim_time_t done;  /* latest completion of a returned line */
+    uint64_t issue;   /* core cycle of issue */
+    int hits, misses;
+    uint8_t ndst, dst[GPUEST_INST_MAX_DST];
+} sim_load_t;
+
 typedef struct {
     uint8_t state;
+    uint8_t ifetch_wait;     /* the next instruction's L1I line is being fetched */
     int32_t cta_slot;
-    uint64_t age;          /* assignment order, for GTO "oldest" */
-    void *stream;          /* source warp handle */
-    gpuest_inst_t inst;    /* next instruction (peeked) */
-    sim_time_t compute_done; /* operands of the next memory / barrier instruction ready */
-    int32_t pending_loads;   /* line requests of the current load not yet returned */
-    int32_t pending_stores;  /* stores / atomics without acknowledgement */
-    sim_time_t hit_done;     /* latest L1 hit completion of the current load */
-    uint64_t load_issue;     /* core cycle the current load issued */
-    int load_hits, load_misses;
+    uint64_t age;            /* assignment order, for GTO "oldest" */
+    void *stream;            /* source warp handle */
+    gpuest_inst_t inst;      /* next instruction (fetched) */
+    uint64_t iline;          /* L1I line of the last fetch (the fetch buffer) */
+    sim_time_t *reg_ready;   /* scoreboard: GPUEST_REG_COUNT write-back times, INT64_MAX while a load is pending */
+    sim_time_t last_write;   /* latest write-back of an issued instruction (barrier, exit) */
+    int32_t pending_loads;   /* loads in flight */
+    int32_t pending_stores;  /* stores without acknowledgement */
+    sim_load_t load[SIM_LOADS_PER_WARP];
 } sim_warp_t;
+
+/* A warp waiting on an instruction or constant cache line (front.c). */
+typedef struct {
+    uint64_t line;  /* the cache's line address */
+    int32_t warp;   /* warp slot */
+    int8_t slot;    /* load slot (constant misses), -1 for instruction fetches */
+    uint8_t cache;  /* RC_INST or RC_CONST */
+} sim_fwait_t;
 
 typedef struct {
     int used;
@@ -164,6 +202,7 @@ typedef struct {
 typedef struct {
     int busy;
     int warp;
+    int load; /* load slot of the warp (loads, atomics) */
     int op;
     int stalled;   /* the last try stalled and nothing it depends on changed since (see ldst_step) */
     int stall_ctr; /* counter the stall is charged to (SC_l1_mshr_stalls / SC_l1_missq_stalls) */
@@ -184,6 +223,11 @@ typedef struct {
     sim_tags_t l1;
     sim_mshr_t mshr;
     sim_fifo_t missq; /* request indices waiting for the NI */
+    sim_tags_t l1i, l1c;  /* instruction and constant caches (front.c) */
+    sim_fifo_t fmissq;    /* their read requests waiting for the NI (ahead of missq) */
+    sim_fwait_t *fwait;   /* warps waiting on their fills */
+    int nfwait, capfwait;
+    sim_time_t *regs;     /* scoreboards: warps_per_sm x GPUEST_REG_COUNT */
     sim_time_t sleep_until; /* no warp can become ready before this (0: scan every cycle) */
     /* time series accumulation over the current interval */
     uint64_t iv_avail, iv_cycles, iv_issue, iv_runs;
@@ -205,6 +249,27 @@ int sim_sm_busy(const sim_sm_t *sm);
 int sim_sched_pick(sim_gpu_t *g, sim_sm_t *sm, int s, const uint8_t *ready);
 void sim_sched_issued(sim_sm_t *sm, int s, int slot);
 
+/* sm.c: a line request of load slot `load` of warp `warp` completed at `done`. */
+void sim_load_line_done(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, sim_time_t done, int hit);
+int sim_load_slot_free(const sim_warp_t *w); /* a free load slot index, or -1 */
+
+/* front.c: instruction fetch through the L1I and constant reads through the L1C. */
+#define SIM_CODE_BASE UINT64_C(0xF0000000)  /* GPGPU-Sim's PROGRAM_MEM_START */
+#define SIM_CODE_BYTES_PER_KERNEL 0x10000  /* 64 KB of code per distinct kernel */
+#define SIM_CONST_BASE UINT64_C(0xFF000000) /* the 64 KB constant space */
+gpuest_err sim_front_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+void sim_front_free(sim_sm_t *sm);
+/* The warp's next instruction was fetched from its stream: look its pc up in the L1I. */
+void sim_front_fetch(sim_gpu_t *g, sim_sm_t *sm, int warp);
+/* Issues a constant read: its destination is ready at the returned time, or
+ * (INT64_MAX) when a line missed and the read occupies load slot *slot_out. */
+sim_time_t sim_front_const(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_inst_t *in);
+/* A reply for an instruction or constant request arrived. */
+void sim_front_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+int sim_front_idle(const sim_sm_t *sm);
+/* Picks the code segment of the launch just begun (one per distinct kernel name). */
+gpuest_err sim_front_launch(sim_gpu_t *g, gpuest_error_t *err);
+
 /* l1.c */
 typedef enum { L1_HIT = 0, L1_MISS_SENT, L1_MISS_MERGED, L1_STALL_MSHR, L1_STALL_MISSQ } sim_l1_outcome_t;
 sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op);
@@ -212,28 +277,49 @@ int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
+/* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a
+ * line write (write-back of a dirty victim, or a write miss's data). */
 typedef struct {
-    int32_t req;      /* request index, or -1 for a write-back */
-    uint64_t line;
-    int write;
+    int32_t req;    /* request index, or -1 for a write-back (nothing answers it) */
+    int16_t sub;    /* sub-partition (MC node index) the data or the ack returns to */
+    uint8_t write;
+    uint8_t row_hit; /* counted as a row-buffer hit when it reached its bank */
     int bank;
     int64_t row;
-    sim_time_t arrive;
+    int atoms_left; /* column commands still to issue (line bytes / bytes per column command) */
 } sim_dram_req_t;
 
+/* One bank: open row and the earliest DRAM cycle of each command it may take
+ * (GPGPU-Sim dram.cc keeps the same constraints as count-down counters). */
 typedef struct {
-    int64_t open_row; /* -1 closed */
-    int64_t ready;    /* DRAM cycle the bank accepts its next column command */
-    int64_t t_act;    /* last activate */
+    int active;       /* a row is open */
+    int64_t row;      /* open row */
+    int has_cur;      /* a request is being served (GPGPU-Sim's mrq) */
+    sim_dram_req_t cur;
+    int64_t rd_ok, wr_ok; /* column commands after ACT: tRCD, tRCDWR */
+    int64_t pre_ok;       /* PRE: tRAS after ACT, tWTP after WR, burst after RD */
+    int64_t act_ok;       /* ACT: tRC after the last ACT, tRP after PRE */
 } sim_bank_t;
 
 typedef struct {
+    int64_t ccdl_ok, rtpl_ok, rrdl_ok; /* same-group column, read-to-precharge and activate constraints */
+} sim_bankgrp_t;
+
+typedef struct {
     sim_bank_t *banks;
-    sim_dram_req_t *q;
+    sim_bankgrp_t *groups;
+    sim_dram_req_t *q; /* scheduler queue, arrival order: requests not yet given to a bank */
     int qlen, qcap;
-    int reads_queued; /* excluding write-backs, against dram.queue_size */
-    int64_t bus_free, last_col, last_act; /* DRAM cycles */
+    int inflight; /* L2 misses (reads, write data) from the L2 lookup to their completion; dram.queue_size bounds it */
+    int64_t ccd_ok, rrd_ok, rtw_ok, wtr_ok; /* rank-wide: column, activate, read->write, write->read */
+    int64_t bus_free; /* first DRAM cycle the data bus is free */
+    int prio;         /* bank the command arbiter looks at first (GPGPU-Sim's prio) */
+    int work;         /* requests queued or in banks: 0 lets the channel skip its cycle */
+    /* tests: sees every command issued (cmd: SIM_DRAM_ACT / PRE / RD / WR) */
+    void (*trace)(void *ctx, int cmd, int bank, int64_t row, int64_t cycle);
+    void *trace_ctx;
 } sim_dram_t;
+enum { SIM_DRAM_ACT = 0, SIM_DRAM_PRE, SIM_DRAM_RD, SIM_DRAM_WR };
 
 typedef struct {
     sim_time_t ready;
@@ -252,6 +338,7 @@ void sim_tfifo_free(sim_tfifo_t *q);
 
 typedef struct {
     int id, node;
+    int chan, sub;        /* DRAM channel and sub-partition within it (GPGPU-Sim memory_sub_partition) */
     sim_tfifo_t rop;      /* ROP delay line: accepted requests travel the minimum L2 latency (GPGPU-Sim m_rop) */
     sim_fifo_t reqq;      /* icnt->L2 queue, mc.request_queue entries; full stops acceptance from the NI */
     sim_fifo_t replyq;    /* L2->icnt queue, mc.reply_queue entries; full stops the L2 */
@@ -262,15 +349,19 @@ typedef struct {
     int32_t fill_pending; /* MSHR chain being answered after a fill, -1 none */
     sim_tags_t l2;
     sim_mshr_t mshr;
-    sim_dram_t dram;
 } sim_mc_t;
 
 gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_error_t *err);
 void sim_mc_free(sim_mc_t *mc);
 gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err);   /* phase 1 (L2 clock) */
 gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err); /* phase 2 (L2 clock) */
-/* MC-local address: the interleaving bits removed, for set / bank indexing. */
+/* Channel-local address: the channel interleaving bits removed (DRAM bank and row). */
 uint64_t sim_mc_local(const sim_gpu_t *g, uint64_t addr);
+/* Sub-partition (MC node index) serving addr, and the address within it (L2 set indexing).
+ * Alternate lines of a channel go to alternate sub-partitions: GPGPU-Sim's GTX480
+ * map takes the sub-partition from the lowest bank bit, address bit 7. */
+int sim_mc_of(const sim_gpu_t *g, uint64_t addr);
+uint64_t sim_sub_local(const sim_gpu_t *g, uint64_t addr);
 
 /* l2.c: tag lookup of the request leaving the L2 pipeline; 1 consumed, 0 stalled. */
 int sim_l2_access(sim_gpu_t *g, sim_mc_t *mc, int32_t req);
@@ -283,19 +374,20 @@ int sim_l2_fill_step(sim_gpu_t *g, sim_mc_t *mc); /* 1 progress */
 /* dram.c */
 gpuest_err sim_dram_init(sim_gpu_t *g, sim_dram_t *d, gpuest_error_t *err);
 void sim_dram_free(sim_dram_t *d);
-int sim_dram_can_accept(const sim_gpu_t *g, const sim_dram_t *d);
-int sim_dram_push(sim_gpu_t *g, sim_mc_t *mc, int32_t req, uint64_t line, int write); /* -1 out of memory */
-void sim_dram_cycle(sim_gpu_t *g, sim_mc_t *mc); /* DRAM clock */
-/* Unloaded closed-bank read service time, DRAM cycles (activate + CAS + burst). */
+/* Queues a line read or write from sub-partition mc; -1 out of memory. */
+int sim_dram_push(sim_gpu_t *g, sim_mc_t *mc, int32_t req, uint64_t line, int write);
+void sim_dram_cycle(sim_gpu_t *g, int chan); /* DRAM clock: schedule, then at most one command */
+/* Derived GDDR timing, DRAM cycles (GPGPU-Sim's formulas). */
+int sim_dram_burst_cycles(const gpuest_config_t *c); /* data-bus cycles of one column command */
+int sim_dram_atoms(const gpuest_config_t *c);        /* column commands per line */
+/* Unloaded read of a closed bank, DRAM cycles: ACT, tRCD, the column commands tCCD apart, tCL, burst. */
 int sim_dram_unloaded_cycles(const gpuest_config_t *cfg);
 
 /* ---------------------------------------------------------------- inter-core locality (locality.c) */
 typedef struct {
     uint64_t line;
     sim_time_t start;
-    uint32_t count;
-    int16_t first_sm;
-    uint8_t multi_sm;
+    uint64_t sms; /* SMs that read the line in this window (bit sm % 64) */
     int32_t next; /* hash chain */
 } sim_loc_entry_t;
 
@@ -305,7 +397,7 @@ typedef struct {
     uint32_t cap, head, len;
     int32_t *bucket; /* nbuckets heads (ring positions) */
     uint32_t nbuckets;
-    uint64_t shared; /* accesses in expired entries with inter-core locality */
+    uint64_t shared; /* reads of a line another SM read earlier in the same window */
 } sim_loc_t;
 
 gpuest_err sim_loc_init(sim_loc_t *l, sim_time_t window, gpuest_error_t *err);
@@ -320,9 +412,11 @@ struct sim_gpu_s {
     const gpuest_sim_source_t *src;
     const gpuest_sim_opts_t *opts;
     gpuest_noc_t *noc;
-    int nsm, nmc;
+    int nsm, nmc; /* nmc: MC nodes = channels x sub-partitions */
     sim_sm_t *sm;
     sim_mc_t *mc;
+    int nchan, nsub;
+    sim_dram_t *chan; /* one DRAM channel per memory controller, shared by its sub-partitions */
     sim_pool_t pool;
     sim_counters_t ctr;
     sim_loc_t loc[GPUEST_SIM_LOCALITY_WINDOWS];
@@ -337,6 +431,9 @@ struct sim_gpu_s {
     sim_time_t l1_hit_fs, l2_hit_fs, dram_fixed_fs;
     int read_req_flits, read_reply_flits, write_ack_flits, line_bytes;
     int lat_class[5]; /* core cycles per gpuest_lat_class_t */
+    uint64_t code_base; /* code segment of the current launch (front.c) */
+    char (*kernel_names)[GPUEST_WL_NAME_MAX]; /* distinct kernel names seen, in order: code segments */
+    int nkernel_names;
 
     /* current launch */
     gpuest_launch_t launch;

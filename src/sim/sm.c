@@ -1,10 +1,14 @@
-/* sm.c: a streaming multiprocessor: CTA slots, warp state, issue, LD/ST unit, miss queue towards the NI.
+/* sm.c: a streaming multiprocessor: CTA slots, warp state, scoreboard, issue, LD/ST unit, miss queues towards the NI.
  *
- * Issue model (docs/sim.md): a warp issues in order. Compute instructions of one
- * warp are independent of each other (one per cycle), and their latency is paid
- * by the next memory or barrier instruction, which needs its operands. A load or
- * an atomic blocks its warp until every line request has returned; a store does
- * not block, but the warp cannot exit before all its stores are acknowledged. */
+ * Issue model (docs/sim.md): a warp issues in order, one instruction per
+ * scheduler per cycle, when its next instruction is fetched (front.c) and no
+ * register it reads or writes is pending on the warp's scoreboard (RAW and
+ * WAW). A compute instruction's destinations are pending for its latency; a
+ * load's (or atomic's) until every line request it made has returned, so a
+ * warp has up to SIM_LOADS_PER_WARP loads in flight and runs ahead until an
+ * instruction needs a loaded value. Stores do not block; a warp exits (and a
+ * barrier is passed) only when its loads have returned and its writes are
+ * back, and exits after its stores are acknowledged. */
 #include "sim_int.h"
 
 gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err)
@@ -27,7 +31,12 @@ gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_erro
     }
     GPUEST_TRY(sim_tags_init(&sm->l1, "l1", c->l1.size_bytes, c->l1.line_bytes, c->l1.assoc, err));
     GPUEST_TRY(sim_mshr_init(&sm->mshr, c->l1.mshrs, c->l1.mshr_merge, err));
-    return GPUEST_OK;
+    sm->regs = malloc((size_t)c->core.warps_per_sm * GPUEST_REG_COUNT * sizeof *sm->regs);
+    if (!sm->regs)
+        return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the scoreboards of SM %d", id);
+    for (int s = 0; s < c->core.warps_per_sm; s++)
+        sm->warps[s].reg_ready = sm->regs + (size_t)s * GPUEST_REG_COUNT;
+    return sim_front_init(g, sm, err);
 }
 
 void sim_sm_free(sim_gpu_t *g, sim_sm_t *sm)
@@ -39,6 +48,8 @@ void sim_sm_free(sim_gpu_t *g, sim_sm_t *sm)
     sim_tags_free(&sm->l1);
     sim_mshr_free(&sm->mshr);
     sim_fifo_free(&sm->missq);
+    free(sm->regs);
+    sim_front_free(sm);
 }
 
 int sim_sm_fits(const sim_gpu_t *g, const sim_sm_t *sm, const gpuest_launch_t *l)
@@ -50,9 +61,14 @@ int sim_sm_fits(const sim_gpu_t *g, const sim_sm_t *sm, const gpuest_launch_t *l
            sm->shmem_used + (int)l->shmem_bytes <= c->shmem_per_sm;
 }
 
-static gpuest_err fetch(sim_gpu_t *g, sim_warp_t *w, gpuest_error_t *err)
+/* Takes the warp's next instruction from its stream and fetches it through the L1I. */
+static gpuest_err fetch(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err)
 {
-    return g->src->warp_next(g->src->ctx, w->stream, &w->inst, err);
+    sim_warp_t *w = &sm->warps[slot];
+    GPUEST_TRY(g->src->warp_next(g->src->ctx, w->stream, &w->inst, err));
+    if (w->inst.kind != GPUEST_INST_END)
+        sim_front_fetch(g, sm, slot);
+    return GPUEST_OK;
 }
 
 gpuest_err sim_sm_assign_cta(sim_gpu_t *g, sim_sm_t *sm, uint32_t cta, gpuest_error_t *err)
@@ -74,12 +90,16 @@ gpuest_err sim_sm_assign_cta(sim_gpu_t *g, sim_sm_t *sm, uint32_t cta, gpuest_er
         while (sm->warps[slot].state != WS_EMPTY)
             slot++;
         sim_warp_t *w = &sm->warps[slot];
+        sim_time_t *regs = w->reg_ready;
         memset(w, 0, sizeof *w);
+        memset(regs, 0, GPUEST_REG_COUNT * sizeof *regs);
+        w->reg_ready = regs;
+        w->iline = UINT64_MAX;
         w->state = WS_ACTIVE;
         w->cta_slot = cs;
         w->age = g->age++;
         GPUEST_TRY(g->src->warp_open(g->src->ctx, cta, k, &w->stream, err));
-        GPUEST_TRY(fetch(g, w, err));
+        GPUEST_TRY(fetch(g, sm, slot, err));
     }
     return GPUEST_OK;
 }
@@ -124,32 +144,71 @@ static gpuest_err retire(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *e
     return GPUEST_OK;
 }
 
-/* 1 if the warp's current load has fully returned (and reports it once). */
-static int load_settled(sim_gpu_t *g, sim_sm_t *sm, int slot)
+/* ---------------------------------------------------------------- scoreboard */
+int sim_load_slot_free(const sim_warp_t *w)
 {
-    sim_warp_t *w = &sm->warps[slot];
-    if (w->pending_loads > 0 || g->now < w->hit_done)
-        return 0;
-    if (w->load_hits + w->load_misses > 0) {
-        if (g->opts->hooks.load_done)
-            g->opts->hooks.load_done(g->opts->hooks.ctx, sm->id, slot, w->load_issue, sim_core_cycle(g),
-                                     w->load_hits, w->load_misses);
-        w->load_hits = w->load_misses = 0;
+    for (int k = 0; k < SIM_LOADS_PER_WARP; k++)
+        if (w->load[k].pending == 0)
+            return k;
+    return -1;
+}
+
+void sim_load_line_done(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, sim_time_t done, int hit)
+{
+    sim_warp_t *w = &sm->warps[warp];
+    sim_load_t *ld = &w->load[load];
+    if (done > ld->done)
+        ld->done = done;
+    ld->hits += hit;
+    ld->misses += !hit;
+    if (--ld->pending > 0)
+        return;
+    for (int k = 0; k < ld->ndst; k++)
+        w->reg_ready[ld->dst[k]] = ld->done;
+    if (ld->done > w->last_write)
+        w->last_write = ld->done;
+    w->pending_loads--;
+    sm->sleep_until = 0;
+    if (g->opts->hooks.load_done) {
+        sim_time_t p = g->period[GPUEST_CLK_CORE];
+        g->opts->hooks.load_done(g->opts->hooks.ctx, sm->id, warp, ld->issue, (uint64_t)((ld->done + p - 1) / p),
+                                 ld->hits, ld->misses);
     }
-    return 1;
+}
+
+/* Latest write-back time of the registers in (INT64_MAX: a load is pending). */
+static sim_time_t operands_ready(const sim_warp_t *w, const gpuest_inst_t *in)
+{
+    sim_time_t t = 0;
+    for (int k = 0; k < in->nsrc; k++)
+        if (w->reg_ready[in->src[k]] > t)
+            t = w->reg_ready[in->src[k]];
+    for (int k = 0; k < in->ndst; k++)
+        if (w->reg_ready[in->dst[k]] > t)
+            t = w->reg_ready[in->dst[k]];
+    return t;
+}
+
+static int needs_load_slot(const gpuest_inst_t *in)
+{
+    return (in->kind == GPUEST_INST_MEM && in->op != GPUEST_MEM_STORE) ||
+           (in->kind == GPUEST_INST_COMPUTE && in->lat == GPUEST_LAT_CONST && in->size > 0);
 }
 
 /* Earliest time a blocked warp can become ready by itself (INT64_MAX: only a
  * reply, a barrier release or another warp can wake it). */
 static sim_time_t wake_time(const sim_gpu_t *g, const sim_warp_t *w)
 {
-    if (w->state != WS_ACTIVE || w->pending_loads > 0)
+    (void)g;
+    if (w->state != WS_ACTIVE || w->ifetch_wait)
         return INT64_MAX;
-    if (g->now < w->hit_done)
-        return w->hit_done;
-    if (w->inst.kind == GPUEST_INST_END && w->pending_stores > 0)
+    const gpuest_inst_t *in = &w->inst;
+    if (in->kind == GPUEST_INST_END || in->kind == GPUEST_INST_BARRIER)
+        return w->pending_loads > 0 || (in->kind == GPUEST_INST_END && w->pending_stores > 0) ? INT64_MAX
+                                                                                              : w->last_write;
+    if (needs_load_slot(in) && sim_load_slot_free(w) < 0)
         return INT64_MAX;
-    return w->compute_done;
+    return operands_ready(w, in);
 }
 
 /* Readiness of every slot for this cycle; retires warps that reached END. */
@@ -159,20 +218,22 @@ static gpuest_err scan_ready(sim_gpu_t *g, sim_sm_t *sm, uint8_t *ready, int *av
     for (int s = 0; s < g->cfg->core.warps_per_sm; s++) {
         sim_warp_t *w = &sm->warps[s];
         ready[s] = 0;
-        if (w->state != WS_ACTIVE || !load_settled(g, sm, s))
+        if (w->state != WS_ACTIVE || w->ifetch_wait)
             continue;
-        switch (w->inst.kind) {
+        const gpuest_inst_t *in = &w->inst;
+        switch (in->kind) {
         case GPUEST_INST_COMPUTE:
-            ready[s] = 1;
-            break;
         case GPUEST_INST_MEM:
-            ready[s] = g->now >= w->compute_done && !sm->ldst.busy;
+            if (operands_ready(w, in) > g->now)
+                break; /* scoreboard: a register it reads or writes is pending */
+            ready[s] = (!needs_load_slot(in) || sim_load_slot_free(w) >= 0) &&
+                       (in->kind == GPUEST_INST_COMPUTE || !sm->ldst.busy);
             break;
         case GPUEST_INST_BARRIER:
-            ready[s] = g->now >= w->compute_done;
+            ready[s] = w->pending_loads == 0 && g->now >= w->last_write;
             break;
         default: /* END */
-            if (g->now >= w->compute_done && w->pending_stores == 0)
+            if (w->pending_loads == 0 && w->pending_stores == 0 && g->now >= w->last_write)
                 GPUEST_TRY(retire(g, sm, s, err));
             break;
         }
@@ -188,6 +249,62 @@ static int inst_latency(const sim_gpu_t *g, const gpuest_inst_t *in)
     return k < 5 ? g->lat_class[k] : g->lat_class[0];
 }
 
+/* Takes a load slot for in (the caller checked one is free); its
+ * destinations become pending. */
+static int begin_load(sim_gpu_t *g, sim_warp_t *w, const gpuest_inst_t *in, int32_t lines)
+{
+    int k = sim_load_slot_free(w);
+    sim_load_t *ld = &w->load[k];
+    *ld = (sim_load_t){.pending = lines, .done = g->now, .issue = sim_core_cycle(g), .ndst = in->ndst};
+    for (int d = 0; d < in->ndst; d++) {
+        ld->dst[d] = in->dst[d];
+        w->reg_ready[in->dst[d]] = INT64_MAX;
+    }
+    w->pending_loads++;
+    return k;
+}
+
+static void write_regs(sim_warp_t *w, const gpuest_inst_t *in, sim_time_t done)
+{
+    for (int d = 0; d < in->ndst; d++)
+        w->reg_ready[in->dst[d]] = done;
+    if (done > w->last_write)
+        w->last_write = done;
+}
+
+static void issue_compute(sim_gpu_t *g, sim_sm_t *sm, int slot)
+{
+    sim_warp_t *w = &sm->warps[slot];
+    const gpuest_inst_t *in = &w->inst;
+    if (in->lat == GPUEST_LAT_CONST && in->size > 0) {
+        sim_time_t done = sim_front_const(g, sm, slot, in);
+        if (done != INT64_MAX)
+            write_regs(w, in, done);
+        return;
+    }
+    write_regs(w, in, g->now + (sim_time_t)inst_latency(g, in) * g->period[GPUEST_CLK_CORE]);
+}
+
+static void issue_mem(sim_gpu_t *g, sim_sm_t *sm, int slot)
+{
+    sim_warp_t *w = &sm->warps[slot];
+    const gpuest_inst_t *in = &w->inst;
+    sim_ldst_t *u = &sm->ldst;
+    u->n = gpuest_coalesce(in, u->req);
+    u->next = 0;
+    u->warp = slot;
+    u->op = (int)in->op;
+    u->busy = u->n > 0;
+    u->stalled = 0;
+    u->load = -1;
+    if (in->op == GPUEST_MEM_STORE)
+        w->pending_stores += (int32_t)u->n;
+    else if (u->n > 0)
+        u->load = begin_load(g, w, in, (int32_t)u->n);
+    else
+        write_regs(w, in, g->now); /* no active lane: nothing to wait for */
+}
+
 static gpuest_err issue(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err)
 {
     sim_warp_t *w = &sm->warps[slot];
@@ -195,25 +312,9 @@ static gpuest_err issue(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *er
     g->ctr.v[SC_warp_insts]++;
     g->ctr.v[SC_thread_insts] += (uint64_t)__builtin_popcount(in->active_mask);
     if (in->kind == GPUEST_INST_COMPUTE) {
-        sim_time_t done = g->now + (sim_time_t)inst_latency(g, in) * g->period[GPUEST_CLK_CORE];
-        if (done > w->compute_done)
-            w->compute_done = done;
+        issue_compute(g, sm, slot);
     } else if (in->kind == GPUEST_INST_MEM) {
-        sim_ldst_t *u = &sm->ldst;
-        u->n = gpuest_coalesce(in, u->req);
-        u->next = 0;
-        u->warp = slot;
-        u->op = (int)in->op;
-        u->busy = u->n > 0;
-        u->stalled = 0;
-        if (in->op == GPUEST_MEM_STORE) {
-            w->pending_stores += (int32_t)u->n;
-        } else if (u->n > 0) {
-            w->pending_loads = (int32_t)u->n;
-            w->hit_done = g->now;
-            w->load_issue = sim_core_cycle(g);
-            w->load_hits = w->load_misses = 0;
-        }
+        issue_mem(g, sm, slot);
     } else if (in->kind == GPUEST_INST_BARRIER) {
         sim_cta_t *c = &sm->ctas[w->cta_slot];
         w->state = WS_BARRIER;
@@ -222,7 +323,7 @@ static gpuest_err issue(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *er
             GPUEST_TRY(release_barrier(g, sm, w->cta_slot, err));
     }
     sim_progress(g);
-    return fetch(g, w, err);
+    return fetch(g, sm, slot, err);
 }
 
 static void ldst_stall(sim_gpu_t *g, sim_ldst_t *u, int ctr)
@@ -272,9 +373,25 @@ static int request_flits(const sim_gpu_t *g, const sim_req_t *q)
     return gpuest_sim_packet_flits(&g->cfg->noc, gpuest_sector_count(q->sectors) * GPUEST_SECTOR_BYTES);
 }
 
+/* Instruction and constant misses go first: they are few, and a warp waiting
+ * for its instruction stalls everything behind it. */
+static int front_missq_step(sim_gpu_t *g, sim_sm_t *sm)
+{
+    if (sm->fmissq.len == 0)
+        return 0;
+    int32_t i = sim_fifo_peek(&sm->fmissq);
+    sim_req_t *q = &g->pool.r[i];
+    if (sim_inject(g, sm->node, g->mc[q->mc].node, GPUEST_NOC_REQUEST, g->read_req_flits, i) != 0)
+        return 0;
+    sim_fifo_pop(&sm->fmissq);
+    q->state = RQ_REQ_NET;
+    sim_progress(g);
+    return 1;
+}
+
 static void missq_step(sim_gpu_t *g, sim_sm_t *sm)
 {
-    if (sm->missq.len == 0)
+    if (front_missq_step(g, sm) || sm->missq.len == 0)
         return;
     int32_t i = sim_fifo_peek(&sm->missq);
     sim_req_t *q = &g->pool.r[i];
@@ -289,14 +406,14 @@ static void missq_step(sim_gpu_t *g, sim_sm_t *sm)
 
 int sim_sm_busy(const sim_sm_t *sm)
 {
-    return sm->warps_used > 0 || sm->missq.len > 0 || sm->ldst.busy || sm->mshr.used > 0;
+    return sm->warps_used > 0 || sm->missq.len > 0 || sm->ldst.busy || sm->mshr.used > 0 || !sim_front_idle(sm);
 }
 
 /* Nothing can issue: sleep until the earliest self-wake time (replies and CTA
  * assignment wake the SM early). Saves the per-cycle warp scan. */
 static void maybe_sleep(sim_gpu_t *g, sim_sm_t *sm)
 {
-    if (sm->ldst.busy || sm->missq.len > 0)
+    if (sm->ldst.busy || sm->missq.len > 0 || sm->fmissq.len > 0)
         return;
     sim_time_t t = INT64_MAX;
     for (int s = 0; s < g->cfg->core.warps_per_sm; s++) {
@@ -374,6 +491,10 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     sim_progress(g);
     sm->sleep_until = 0;
     g->ctr.v[SC_replies]++;
+    if (q->op == GPUEST_MEM_LOAD && q->cache != RC_DATA) {
+        sim_front_fill(g, sm, i);
+        return GPUEST_OK;
+    }
     if (q->op == GPUEST_MEM_LOAD) {
         g->ctr.v[SC_read_done]++;
         g->ctr.v[SC_miss_fs] += (uint64_t)(g->now - q->t_created);
@@ -384,15 +505,10 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
         return GPUEST_OK;
     }
     sim_warp_t *w = &sm->warps[q->warp];
-    if (q->op == GPUEST_MEM_STORE) {
+    if (q->op == GPUEST_MEM_STORE)
         w->pending_stores--;
-    } else { /* atomic: the warp waits for its data */
-        w->pending_loads--;
-        w->load_misses++;
-        sim_time_t ready = g->now + sim_fill_delay_fs(g, q);
-        if (ready > w->hit_done)
-            w->hit_done = ready;
-    }
+    else /* atomic: the warp waits for its data */
+        sim_load_line_done(g, sm, q->warp, q->load, g->now + sim_fill_delay_fs(g, q), 0);
     sim_pool_release(&g->pool, i);
     return GPUEST_OK;
 }

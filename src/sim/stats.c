@@ -19,9 +19,15 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->l1_mshr_merges = v[SC_l1_merges];
     s->l1_mshr_stalls = v[SC_l1_mshr_stalls];
     s->l1_missq_stalls = v[SC_l1_missq_stalls];
+    s->l1_reservation_fails = v[SC_l1_mshr_stalls] + v[SC_l1_missq_stalls];
     s->l1_miss_rate = ratio((double)v[SC_l1_misses], (double)v[SC_l1_accesses]);
     s->store_requests = v[SC_store_reqs];
     s->atomic_requests = v[SC_atomic_reqs];
+    s->l1i_accesses = v[SC_l1i_accesses];
+    s->l1i_misses = v[SC_l1i_misses];
+    s->l1c_accesses = v[SC_l1c_accesses];
+    s->l1c_misses = v[SC_l1c_misses];
+    s->front_requests = v[SC_front_reqs];
     s->read_requests = v[SC_read_reqs];
     s->write_requests = v[SC_write_reqs];
     s->replies = v[SC_replies];
@@ -38,6 +44,8 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->dram_reads = v[SC_dram_reads];
     s->dram_writes = v[SC_dram_writes];
     s->dram_row_hits = v[SC_dram_row_hits];
+    s->dram_activates = v[SC_dram_acts];
+    s->dram_bus_util = ratio((double)v[SC_dram_bus], (double)v[SC_dram_cycles]);
     s->mc_cycles = v[SC_mc_cycles];
     s->mc_stall_cycles = v[SC_mc_stalls];
     s->mc_stall_ratio = ratio((double)v[SC_mc_stalls], (double)v[SC_mc_cycles]);

@@ -289,7 +289,8 @@ static uint32_t sc2_payload(comp_t *c, const gpuest_sim_req_info_t *req, const u
 static void comp_on_reply(void *ctx, const gpuest_sim_req_info_t *req, const uint8_t *data, gpuest_sim_reply_t *r)
 {
     comp_t *c = ctx;
-    if (!data) { /* a line the program's memory does not hold (an instruction fetch): sent as it is */
+    if (!data || req->mc < 0 || req->mc >= c->nmc || req->sm < 0 || req->sm >= c->nsm) {
+        /* a line the program's memory does not hold (an instruction fetch): sent as it is */
         c->no_data++;
         return;
     }
@@ -381,7 +382,8 @@ static gpuest_err comp_create(const gpuest_technique_env_t *env, void **state, g
     *state = c;
     c->cfg = cfg;
     c->nsm = cfg->core.num_sms;
-    c->nmc = cfg->mc.num_mcs;
+    /* one reply port (and compressor) per memory sub-partition */
+    c->nmc = cfg->mc.num_mcs * (cfg->mc.sub_partitions > 0 ? cfg->mc.sub_partitions : 1);
     c->app_error = -1.0;
     GPUEST_TRY(gpuest_compress_lookup(cfg->technique.compression, &c->algo, err));
     c->comp_lat = gpuest_compress_latency(c->algo, cfg->technique.compress_latency);

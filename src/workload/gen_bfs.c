@@ -199,6 +199,7 @@ static gpuest_err bfs_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_l
         }
         gen_mem_idx(w, 0x40, GPUEST_MEM_LOAD, 4, run, b->edges->base, w->lane[0], 4);
         gen_mem_idx(w, 0x48, GPUEST_MEM_LOAD, 1, run, b->visited->base, id, 1);
+        gen_addr_from_load(w, 1); /* visited[id], id = edges[i] */
         gen_compute(w, 0x50, GPUEST_LAT_BRANCH, run);
         gen_mem_idx(w, 0x58, GPUEST_MEM_LOAD, 4, fresh, b->cost->base, tid, 4);
         if (fresh)

@@ -268,6 +268,7 @@ static gpuest_err bt_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_la
         for (int k = 0; k < 32; k++)
             idx[k] = (eq >> k & 1) ? *kn_int(b, cur, BT_OFF_INDICES, w->tid0 + k) : 0;
         gen_mem_idx(w, 0x98, GPUEST_MEM_LOAD, 4, eq, b->records->base, idx, 4);
+        gen_addr_from_load(w, 1); /* recordsD[indices[thid]] */
         bt_bcast(w, 0xa0, GPUEST_MEM_STORE, 4, eq, b->ans->base + bid * 4);
     }
     w->finished = 1;

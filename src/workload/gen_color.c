@@ -225,8 +225,10 @@ static gpuest_err cl_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_la
         }
         gen_mem_idx(w, 0x48, GPUEST_MEM_LOAD, 4, run, c->col->base, w->lane[0], 4);
         gen_mem_idx(w, 0x50, GPUEST_MEM_LOAD, 4, run, c->color->base, nb, 4);
+        gen_addr_from_load(w, 1); /* color[nb], nb = col[j] */
         gen_compute(w, 0x58, GPUEST_LAT_BRANCH, run);
         gen_mem_idx(w, 0x60, GPUEST_MEM_LOAD, 4, open, c->value->base, nb, 4);
+        gen_addr_from_load(w, 2); /* value[nb] */
         if (open)
             gen_compute(w, 0x68, GPUEST_LAT_ALU, open);
         for (int k = 0; k < 32; k++)

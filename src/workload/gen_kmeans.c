@@ -218,7 +218,7 @@ static gpuest_err km_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_la
         for (int k = 0; k < 32; k++)
             idx[k] = w->lane[0][k] + f * m->np;
         gen_mem_idx(w, 0x50, GPUEST_MEM_LOAD, 4, act, m->features->base, idx, 4);  /* tex1Dfetch(t_features) */
-        gen_compute(w, 0x58, GPUEST_LAT_CONST, act);                              /* c_clusters[c*nf + f] */
+        gen_const(w, 0x58, act, (uint64_t)pos * 4, 4);                             /* c_clusters[c*nf + f] */
         gen_alu(w, 0x60, 2, act);
         if (f == m->nf - 1)
             gen_alu(w, 0x70, 3, act);   /* compare with min_dist, select index */

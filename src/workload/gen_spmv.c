@@ -144,6 +144,7 @@ static gpuest_err spmv_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_
         for (int k = 0; k < 32; k++)
             idx[k] = (run >> k & 1) ? GEN_AT(s->cols, int32_t, w->lane[0][k]) : 0;
         gen_mem_idx(w, 0x48, GPUEST_MEM_LOAD, 4, run, x->base, idx, 4);   /* texReader(col) */
+        gen_addr_from_load(w, 2);                                          /* col = cols[j], two loads back */
         gen_alu(w, 0x50, 2, run);
         for (int k = 0; k < 32; k++)
             if (run >> k & 1)

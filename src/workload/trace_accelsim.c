@@ -122,6 +122,27 @@ static void classify(const char *op, int mem_width, gpuest_inst_t *in)
         in->lat = GPUEST_LAT_BRANCH;
 }
 
+/* General-purpose registers of an operand list: "R<n>" with n < 255 (RZ,
+ * predicates, uniform registers and special registers carry no scoreboard
+ * dependence here). At most max are kept, in trace order: a 128-bit load
+ * names its first register only, as NVBit writes it. */
+static gpuest_err take_regs(const as_file_t *f, char **tok, int n, uint8_t *regs, uint8_t *count, int max,
+                            gpuest_error_t *err)
+{
+    *count = 0;
+    for (int k = 0; k < n; k++) {
+        const char *t = tok[k];
+        if (t[0] != 'R' || !isdigit((unsigned char)t[1]))
+            continue;
+        int64_t r;
+        if (!parse_dec(t + 1, &r) || r > 255)
+            return as_bad(f, err, "register", "R0..R255", t);
+        if (r != GPUEST_REG_ZERO && *count < max)
+            regs[(*count)++] = (uint8_t)r;
+    }
+    return GPUEST_OK;
+}
+
 typedef struct {
     int version;          /* accelsim tracer version */
     int lineinfo;
@@ -152,13 +173,17 @@ static gpuest_err parse_inst(const as_file_t *f, char *s, const as_hdr_t *h, gpu
     i++;
     if (i >= nt || !parse_dec(tok[i], &nd) || nd < 0 || nd > 8)
         return as_bad(f, err, "dest_num", "a register count 0..8", i < nt ? tok[i] : NULL);
+    int dst_at = i + 1;
     i += 1 + (int)nd;
     if (i >= nt)
         return as_bad(f, err, "opcode", "an opcode", NULL);
     const char *opcode = tok[i++];
     if (i >= nt || !parse_dec(tok[i], &ns) || ns < 0 || ns > 16)
         return as_bad(f, err, "src_num", "a register count 0..16", i < nt ? tok[i] : NULL);
+    int src_at = i + 1;
     i += 1 + (int)ns;
+    if (i > nt)
+        return as_bad(f, err, "reg_srcs", "src_num register names", NULL);
     if (i >= nt || !parse_dec(tok[i], &width) || width < 0 || width > 16)
         return as_bad(f, err, "mem_width", "bytes per thread 0..16", i < nt ? tok[i] : NULL);
     i++;
@@ -166,8 +191,12 @@ static gpuest_err parse_inst(const as_file_t *f, char *s, const as_hdr_t *h, gpu
     in->pc = (uint32_t)pc;
     in->active_mask = (uint32_t)mask;
     classify(opcode, (int)width, in);
+    GPUEST_TRY(take_regs(f, tok + dst_at, (int)nd, in->dst, &in->ndst, GPUEST_INST_MAX_DST, err));
+    GPUEST_TRY(take_regs(f, tok + src_at, (int)ns, in->src, &in->nsrc, GPUEST_INST_MAX_SRC, err));
     if (width == 0)
         return GPUEST_OK;
+    if (in->kind == GPUEST_INST_COMPUTE && in->lat == GPUEST_LAT_CONST)
+        in->size = (uint32_t)width; /* addressed constant read (LDC): offsets below */
     int64_t mode;
     if (i >= nt || !parse_dec(tok[i], &mode) || mode < 0 || mode > 2)
         return as_bad(f, err, "address mode", "0 (list), 1 (base+stride) or 2 (base+deltas)", i < nt ? tok[i] : NULL);
@@ -207,10 +236,12 @@ static gpuest_err parse_inst(const as_file_t *f, char *s, const as_hdr_t *h, gpu
     /* what may follow: the immediate (tracer version >= 5) */
     if (nt - i > 1)
         return as_bad(f, err, "end of line", "at most an immediate after the addresses", tok[i + 1]);
-    if (in->kind == GPUEST_INST_MEM) {
+    if (gpuest_inst_has_addr(in)) {
+        /* constant reads: the offset inside the 64 KB constant bank */
+        uint64_t keep = in->kind == GPUEST_INST_MEM ? UINT64_MAX : UINT64_C(0xFFFF);
         int k = 0;
         for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++)
-            in->addr[lane] = (mask >> lane & 1) ? addr[k++] : 0;
+            in->addr[lane] = (mask >> lane & 1) ? addr[k++] & keep : 0;
     }
     return GPUEST_OK;
 }

@@ -35,6 +35,7 @@ typedef struct {
     tr_trace_t *t;
     gpuest_memimg_t *img;
     int header_seen;
+    int version; /* 1: no register columns; 2: dst and src columns */
 } csv_ctx_t;
 
 static gpuest_err bad(const csv_ctx_t *c, size_t line, gpuest_error_t *err, const char *field, const char *expect,
@@ -59,6 +60,16 @@ static int dec_u32(const char *s, uint32_t max, uint32_t *out)
         return 0;
     *out = (uint32_t)v;
     return 1;
+}
+
+/* Size field: 1..16 (power of two) for memory instructions and addressed
+ * constant reads, 0 for the rest (and constant reads without address). */
+static int size_ok_for(const char *field, int mem, int is_const, uint32_t *size)
+{
+    if (!dec_u32(field, 16, size))
+        return 0;
+    int pow2 = *size == 1 || *size == 2 || *size == 4 || *size == 8 || *size == 16;
+    return mem ? pow2 : is_const ? (*size == 0 || pow2) : *size == 0;
 }
 
 static gpuest_err on_alloc(csv_ctx_t *c, size_t line, const char *const *f, size_t n, gpuest_error_t *err)
@@ -119,10 +130,54 @@ static gpuest_err on_kernel(csv_ctx_t *c, size_t line, const char *const *f, siz
     return GPUEST_OK;
 }
 
+/* A space-separated list of at most max register numbers 0..255. */
+static int parse_regs(const char *s, int max, uint8_t *regs, uint8_t *n)
+{
+    *n = 0;
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return 0;
+    strcpy(buf, s);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        uint32_t r;
+        if (*n == max || !dec_u32(tok, GPUEST_REG_COUNT - 1, &r))
+            return 0;
+        regs[(*n)++] = (uint8_t)r;
+    }
+    return 1;
+}
+
+/* Lane addresses (or constant offsets) of in from a space-separated hex list. */
+static gpuest_err parse_addrs(csv_ctx_t *c, size_t line, const char *field, gpuest_inst_t *in, gpuest_error_t *err)
+{
+    char *copy = strdup(field), *save = NULL;
+    if (!copy)
+        return gpuest_fail(err, GPUEST_ENOMEM, "%s:%zu: out of memory", c->path, line);
+    char *tok = strtok_r(copy, " ", &save);
+    for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++) {
+        if (!(in->active_mask >> lane & 1))
+            continue;
+        if (!tok || !tr_parse_hex(tok, &in->addr[lane])) {
+            free(copy);
+            return bad(c, line, err, "addresses", "one hex address per active lane, space separated", field);
+        }
+        tok = strtok_r(NULL, " ", &save);
+    }
+    int extra = tok != NULL;
+    free(copy);
+    if (extra)
+        return bad(c, line, err, "addresses", "no more addresses than active lanes", field);
+    return GPUEST_OK;
+}
+
 static gpuest_err on_inst(csv_ctx_t *c, size_t line, const char *const *f, size_t n, gpuest_error_t *err)
 {
-    if (n != 9)
+    if (c->version == 1 && n != 9)
         return bad(c, line, err, "record", "inst,launch,cta,warp,pc,kind,size,mask,addresses (9 fields)", f[0]);
+    if (c->version == 2 && n != 11)
+        return bad(c, line, err, "record", "inst,launch,cta,warp,pc,kind,size,mask,addresses,dst,src (11 fields)",
+                   f[0]);
     uint32_t launch, cta, warp, pc, size;
     uint64_t mask;
     if (!dec_u32(f[1], 0x7fffffffu, &launch) || launch >= c->t->nk)
@@ -138,34 +193,28 @@ static gpuest_err on_inst(csv_ctx_t *c, size_t line, const char *const *f, size_
     memset(&in, 0, sizeof in);
     if (!inst_kind_parse(f[5], &in))
         return bad(c, line, err, "kind", "load, store, atomic, alu, sfu, shmem, const, branch or barrier", f[5]);
-    if (!dec_u32(f[6], 16, &size) ||
-        (in.kind == GPUEST_INST_MEM ? (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) : size != 0))
-        return bad(c, line, err, "size", in.kind == GPUEST_INST_MEM ? "1, 2, 4, 8 or 16" : "0", f[6]);
+    int is_const = in.kind == GPUEST_INST_COMPUTE && in.lat == GPUEST_LAT_CONST;
+    int sized = size_ok_for(f[6], in.kind == GPUEST_INST_MEM, is_const, &size);
+    if (!sized)
+        return bad(c, line, err, "size", in.kind == GPUEST_INST_MEM ? "1, 2, 4, 8 or 16"
+                                         : is_const                 ? "0 (no address) or 1, 2, 4, 8, 16"
+                                                                    : "0",
+                   f[6]);
     if (!tr_parse_hex(f[7], &mask) || mask > 0xffffffffu)
         return bad(c, line, err, "mask", "a 32-bit hex mask", f[7]);
     in.pc = pc;
     in.size = size;
     in.active_mask = (uint32_t)mask;
-    if (in.kind == GPUEST_INST_MEM) {
-        char *copy = strdup(f[8]), *save = NULL;
-        if (!copy)
-            return gpuest_fail(err, GPUEST_ENOMEM, "%s:%zu: out of memory", c->path, line);
-        char *tok = strtok_r(copy, " ", &save);
-        for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++) {
-            if (!(in.active_mask >> lane & 1))
-                continue;
-            if (!tok || !tr_parse_hex(tok, &in.addr[lane])) {
-                free(copy);
-                return bad(c, line, err, "addresses", "one hex address per active lane, space separated", f[8]);
-            }
-            tok = strtok_r(NULL, " ", &save);
-        }
-        int extra = tok != NULL;
-        free(copy);
-        if (extra)
-            return bad(c, line, err, "addresses", "no more addresses than active lanes", f[8]);
+    if (gpuest_inst_has_addr(&in)) {
+        GPUEST_TRY(parse_addrs(c, line, f[8], &in, err));
     } else if (f[8][0]) {
-        return bad(c, line, err, "addresses", "nothing for a non-memory instruction", f[8]);
+        return bad(c, line, err, "addresses", "nothing for an instruction without addresses", f[8]);
+    }
+    if (c->version == 2) {
+        if (!parse_regs(f[9], GPUEST_INST_MAX_DST, in.dst, &in.ndst))
+            return bad(c, line, err, "dst", "at most 2 register numbers 0..255, space separated", f[9]);
+        if (!parse_regs(f[10], GPUEST_INST_MAX_SRC, in.src, &in.nsrc))
+            return bad(c, line, err, "src", "at most 4 register numbers 0..255, space separated", f[10]);
     }
     gpuest_err rc = tr_add_inst(c->t, k, cta, warp, &in, err);
     return rc;
@@ -175,8 +224,9 @@ static gpuest_err on_row(void *ctx, size_t line, const char *const *f, size_t n,
 {
     csv_ctx_t *c = ctx;
     if (!c->header_seen) {
-        if (n != 2 || strcmp(f[0], "gpuest_trace") != 0 || strcmp(f[1], "1") != 0)
-            return bad(c, line, err, "header", "gpuest_trace,1", f[0]);
+        if (n != 2 || strcmp(f[0], "gpuest_trace") != 0 || (strcmp(f[1], "1") != 0 && strcmp(f[1], "2") != 0))
+            return bad(c, line, err, "header", "gpuest_trace,2 (or gpuest_trace,1: no register columns)", f[0]);
+        c->version = f[1][0] - '0';
         c->header_seen = 1;
         return GPUEST_OK;
     }
@@ -217,12 +267,12 @@ static gpuest_err load_image(gpuest_memimg_t *img, const char *path, gpuest_erro
 gpuest_err gpuest_workload_open_csv(const char *path, const char *image_path, gpuest_workload_t **out,
                                     gpuest_error_t *err)
 {
-    csv_ctx_t c = {path, tr_new(), NULL, 0};
+    csv_ctx_t c = {path, tr_new(), NULL, 0, 0};
     gpuest_err rc = c.t ? gpuest_memimg_create(&c.img, err) : gpuest_fail(err, GPUEST_ENOMEM, "trace: out of memory");
     if (rc == GPUEST_OK)
         rc = gpuest_csv_read(path, on_row, &c, err);
     if (rc == GPUEST_OK && !c.header_seen)
-        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:1: field 'header': expected gpuest_trace,1, got an empty file", path);
+        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:1: field 'header': expected gpuest_trace,2, got an empty file", path);
     if (rc == GPUEST_OK && c.t->nk == 0)
         rc = gpuest_fail(err, GPUEST_EPARSE, "%s: no kernel record", path);
     if (rc == GPUEST_OK && image_path)
@@ -264,6 +314,14 @@ static gpuest_err write_image(gpuest_memimg_t *img, const char *path, gpuest_err
     return gpuest_outfile_commit(&f, err);
 }
 
+static void write_regs(char out[32], const uint8_t *regs, int n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < n; k++)
+        used += (size_t)snprintf(out + used, 32 - used, "%s%u", k ? " " : "", regs[k]);
+}
+
 static gpuest_err write_launch(gpuest_workload_t *wl, gpuest_csv_writer_t *w, const gpuest_launch_t *l,
                                gpuest_error_t *err)
 {
@@ -296,18 +354,23 @@ static gpuest_err write_launch(gpuest_workload_t *wl, gpuest_csv_writer_t *w, co
                 snprintf(c[3], 32, "%u", wi);
                 snprintf(c[4], 32, "%u", in.pc);
                 snprintf(c[5], 32, "%s", inst_kind_name(&in));
-                snprintf(c[6], 32, "%u", in.kind == GPUEST_INST_MEM ? in.size : 0);
+                int has_addr = gpuest_inst_has_addr(&in);
+                snprintf(c[6], 32, "%u", has_addr ? in.size : 0);
                 snprintf(c[7], 32, "%08x", in.active_mask);
                 size_t used = 0;
                 addrs[0] = '\0';
-                for (int lane = 0; in.kind == GPUEST_INST_MEM && lane < GPUEST_WARP_SIZE; lane++)
+                for (int lane = 0; has_addr && lane < GPUEST_WARP_SIZE; lane++)
                     if (in.active_mask >> lane & 1)
                         used += (size_t)snprintf(addrs + used, sizeof addrs - used, "%s0x%llx", used ? " " : "",
                                                  (unsigned long long)in.addr[lane]);
+                write_regs(c[8], in.dst, in.ndst);
+                write_regs(c[9], in.src, in.nsrc);
                 for (int i = 0; i < 8; i++)
                     f[i] = c[i];
                 f[8] = addrs;
-                rc = write_row(w, f, 9, err);
+                f[9] = c[8];
+                f[10] = c[9];
+                rc = write_row(w, f, 11, err);
                 if (rc != GPUEST_OK)
                     break;
             }
@@ -325,7 +388,7 @@ gpuest_err gpuest_workload_write_csv(gpuest_workload_t *wl, const char *path, co
     if (image_path)
         GPUEST_TRY(write_image(img, image_path, err));
     gpuest_csv_writer_t w;
-    const char *hdr[2] = {"gpuest_trace", "1"};
+    const char *hdr[2] = {"gpuest_trace", "2"};
     GPUEST_TRY(gpuest_csv_writer_open(&w, path, hdr, 2, err));
     gpuest_err rc = GPUEST_OK;
     for (size_t i = 0; rc == GPUEST_OK && i < gpuest_memimg_count(img); i++) {

@@ -84,8 +84,12 @@ gpuest_err tr_add_inst(tr_trace_t *t, tr_kernel_t *k, uint32_t cta, uint32_t war
     ti->size = (uint8_t)in->size;
     ti->pc = in->pc;
     ti->mask = in->active_mask;
+    ti->ndst = in->ndst <= GPUEST_INST_MAX_DST ? in->ndst : GPUEST_INST_MAX_DST;
+    ti->nsrc = in->nsrc <= GPUEST_INST_MAX_SRC ? in->nsrc : GPUEST_INST_MAX_SRC;
+    memcpy(ti->dst, in->dst, sizeof ti->dst);
+    memcpy(ti->src, in->src, sizeof ti->src);
     ti->addr_off = t->naddr;
-    if (in->kind != GPUEST_INST_MEM)
+    if (!gpuest_inst_has_addr(in))
         return GPUEST_OK;
     for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++) {
         if (!(in->active_mask >> lane & 1))
@@ -150,9 +154,13 @@ static gpuest_err tr_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_la
     size_t i = (size_t)w->v[0];
     while (i < tw->n && w->n < GEN_BUF) {
         const tr_inst_t *ti = &tw->insts[i++];
-        gpuest_inst_t *in = gen_push(w, (gpuest_inst_kind_t)ti->kind, ti->pc, ti->mask, (gpuest_lat_class_t)ti->lat,
-                                     (gpuest_mem_op_t)ti->op, ti->size);
-        if (ti->kind == GPUEST_INST_MEM) {
+        gpuest_inst_t *in = gen_push_raw(w, (gpuest_inst_kind_t)ti->kind, ti->pc, ti->mask,
+                                         (gpuest_lat_class_t)ti->lat, (gpuest_mem_op_t)ti->op, ti->size);
+        in->ndst = ti->ndst;
+        in->nsrc = ti->nsrc;
+        memcpy(in->dst, ti->dst, sizeof in->dst);
+        memcpy(in->src, ti->src, sizeof in->src);
+        if (gpuest_inst_has_addr(in)) {
             const uint64_t *a = &t->addr[ti->addr_off];
             for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++)
                 in->addr[lane] = (ti->mask >> lane & 1) ? *a++ : 0;

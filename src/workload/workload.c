@@ -17,6 +17,8 @@ struct gpuest_workload_s {
     uint32_t launches;               /* launches begun */
     int open_warps;
     gpuest_warp_t *free_warps;       /* recycled warp objects, linked through ->wl */
+    gpuest_scale_t scale;            /* generated workloads: how they were made */
+    uint64_t seed;
 };
 
 static const char *const scale_names[] = {"tiny", "small", "default"};
@@ -90,7 +92,34 @@ gpuest_err gpuest_workload_create(const char *name, gpuest_scale_t scale, uint64
         gpuest_memimg_destroy(img);
         return rc;
     }
-    return wl_create_from_ops(name, gen, gen->ops, img, ctx, out, err);
+    GPUEST_TRY(wl_create_from_ops(name, gen, gen->ops, img, ctx, out, err));
+    (*out)->scale = scale;
+    (*out)->seed = seed;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_workload_count_insts(const gpuest_workload_t *wl, uint64_t *total, gpuest_error_t *err)
+{
+    *total = 0;
+    if (!wl->gen) { /* a trace: every instruction is stored */
+        const tr_trace_t *t = wl->ctx;
+        for (size_t k = 0; k < t->nk; k++) {
+            const tr_kernel_t *kk = &t->k[k];
+            size_t nw = (size_t)kk->l.num_ctas * kk->l.warps_per_cta;
+            for (size_t w = 0; w < nw; w++)
+                *total += kk->warps[w].n;
+        }
+        return GPUEST_OK;
+    }
+    /* a generator: run a fresh copy's front end (launches depend on the results) */
+    gpuest_workload_t *copy = NULL;
+    GPUEST_TRY(gpuest_workload_create(wl->gen->name, wl->scale, wl->seed, &copy, err));
+    gpuest_workload_speed_t sp;
+    gpuest_err rc = gpuest_workload_measure(copy, UINT64_MAX, &sp, err);
+    gpuest_workload_destroy(copy);
+    if (rc == GPUEST_OK)
+        *total = sp.insts;
+    return rc;
 }
 
 void gpuest_workload_destroy(gpuest_workload_t *wl)
@@ -191,6 +220,78 @@ gpuest_err gpuest_warp_open(gpuest_workload_t *wl, uint32_t cta, uint32_t warp, 
     return GPUEST_OK;
 }
 
+/* ---------------------------------------------------------------- default register pattern
+ * Generators emit their kernels' instructions in the order of the kernel's
+ * code: address arithmetic, then the loads it addresses, then the arithmetic
+ * on the loaded values, then the stores of the results. Registers follow that
+ * order (docs/workload.md, "Registers"):
+ *  - ALU temporaries rotate through R1..R4; an ALU instruction reads the
+ *    temporary written two ALU instructions earlier (dependence distance 2: the
+ *    index and address chains of the kernels interleave two streams) and every
+ *    loaded value no ALU instruction has read yet (a loaded value is used by
+ *    the next arithmetic instruction);
+ *  - loads, atomics and constant reads write R8..R15 in turn (eight loads of a
+ *    warp can be in flight without a write-after-write stall) and read the
+ *    latest ALU temporary (address arithmetic feeds the load);
+ *  - stores read the latest ALU temporary and the loaded values not yet read
+ *    (a copy stores what it loaded); a branch reads the same (its predicate
+ *    comes from them) and writes nothing; barriers carry no register;
+ *  - a load or store the generator marked with gen_addr_from_load() also reads
+ *    the named earlier load's destination (pointer chasing). */
+enum { RP_ALU0 = 1, RP_NALU = 4, RP_LD0 = 8, RP_NLD = 8 };
+
+static uint8_t rp_alu_reg(uint8_t k) { return (uint8_t)(RP_ALU0 + k % RP_NALU); }
+
+static void rp_read_latest_alu(const gpuest_warp_t *w, gpuest_inst_t *inst)
+{
+    if (w->rp_alu > 0)
+        inst->src[inst->nsrc++] = rp_alu_reg((uint8_t)(w->rp_alu - 1));
+}
+
+static void rp_read_fresh(gpuest_warp_t *w, gpuest_inst_t *inst)
+{
+    for (int k = 0; k < w->rp_nfresh && inst->nsrc < GPUEST_INST_MAX_SRC; k++)
+        inst->src[inst->nsrc++] = w->rp_fresh[k];
+    w->rp_nfresh = 0;
+}
+
+/* The load `back` loads before the next one (1: the latest), if there was one. */
+static void rp_read_load(const gpuest_warp_t *w, int back, gpuest_inst_t *inst)
+{
+    if (back > 0 && back <= w->rp_nld && back <= RP_NLD)
+        inst->src[inst->nsrc++] = (uint8_t)(RP_LD0 + (uint8_t)(w->rp_ld - back) % RP_NLD);
+}
+
+static void default_registers(gpuest_warp_t *w, gpuest_inst_t *inst, int addr_dep)
+{
+    int loadlike = (inst->kind == GPUEST_INST_MEM && inst->op != GPUEST_MEM_STORE) ||
+                   (inst->kind == GPUEST_INST_COMPUTE && inst->lat == GPUEST_LAT_CONST);
+    if (loadlike) {
+        rp_read_latest_alu(w, inst);
+        rp_read_load(w, addr_dep, inst);
+        uint8_t r = (uint8_t)(RP_LD0 + w->rp_ld++ % RP_NLD);
+        if (w->rp_nld < 255)
+            w->rp_nld++;
+        inst->dst[inst->ndst++] = r;
+        if (w->rp_nfresh == GPUEST_INST_MAX_SRC - 1) /* the oldest fresh value is taken as read */
+            memmove(w->rp_fresh, w->rp_fresh + 1, (size_t)--w->rp_nfresh);
+        w->rp_fresh[w->rp_nfresh++] = r;
+    } else if (inst->kind == GPUEST_INST_MEM) { /* store */
+        rp_read_latest_alu(w, inst);
+        rp_read_load(w, addr_dep, inst);
+        rp_read_fresh(w, inst);
+    } else if (inst->kind == GPUEST_INST_COMPUTE && inst->lat == GPUEST_LAT_BRANCH) {
+        /* a branch tests a predicate computed from the latest values: if (g_graph_mask[tid]) */
+        rp_read_latest_alu(w, inst);
+        rp_read_fresh(w, inst);
+    } else if (inst->kind == GPUEST_INST_COMPUTE) {
+        if (w->rp_alu >= 2)
+            inst->src[inst->nsrc++] = rp_alu_reg((uint8_t)(w->rp_alu - 2));
+        rp_read_fresh(w, inst);
+        inst->dst[inst->ndst++] = rp_alu_reg(w->rp_alu++);
+    }
+}
+
 gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_t *err)
 {
     while (w->pos >= w->n) {
@@ -206,11 +307,13 @@ gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_
             return gpuest_fail(err, GPUEST_EINVAL, "workload %s: generator produced no instruction", wl->name);
     }
     const gpuest_inst_t *src = &w->buf[w->pos++];
-    if (src->kind == GPUEST_INST_MEM) {
+    if (gpuest_inst_has_addr(src)) {
         *inst = *src;
     } else { /* skip the address array */
         memcpy(inst, src, offsetof(gpuest_inst_t, addr));
     }
+    if (w->wl->gen && inst->ndst == 0 && inst->nsrc == 0)
+        default_registers(w, inst, w->addr_dep[w->pos - 1]);
     return GPUEST_OK;
 }
 

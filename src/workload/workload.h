@@ -110,18 +110,40 @@ typedef enum {
 
 const char *gpuest_mem_op_name(gpuest_mem_op_t op);         /* "load", "store", "atomic" */
 
+/* Registers of an instruction: R0..R254 (R255 is the zero register RZ and
+ * never creates a dependence). A warp's scoreboard tracks writes to them. */
+#define GPUEST_REG_COUNT 256
+#define GPUEST_REG_ZERO 255
+#define GPUEST_INST_MAX_DST 2
+#define GPUEST_INST_MAX_SRC 4
+/* Bytes of one instruction in generated code (Fermi's 64-bit SASS encoding):
+ * the spacing of the pcs generators give their instructions. */
+#define GPUEST_GEN_INST_BYTES 8
+
 /* One dynamic warp instruction. For GPUEST_INST_MEM, addr[i] is lane i's byte
  * address when bit i of active_mask is set (else 0); each lane accesses size
- * bytes from addr[i]. Texture fetches are reported as loads. */
+ * bytes from addr[i]. Texture fetches are reported as loads. A COMPUTE
+ * instruction of class GPUEST_LAT_CONST with size > 0 is a constant-memory read:
+ * addr[i] are then byte offsets in the 64 KB constant space (size 0: no address
+ * known, the constant cache is taken to hit). */
 typedef struct {
     gpuest_inst_kind_t kind;
-    uint32_t pc;                 /* static instruction id within the kernel */
+    uint32_t pc;                 /* byte offset of the instruction in its kernel's code */
     uint32_t active_mask;        /* bit i = lane i executes it */
     gpuest_lat_class_t lat;      /* COMPUTE only */
     gpuest_mem_op_t op;          /* MEM only */
-    uint32_t size;               /* MEM only: bytes per lane, 1, 2, 4, 8 or 16 */
+    uint32_t size;               /* MEM (and constant reads): bytes per lane, 1, 2, 4, 8 or 16 */
+    uint8_t ndst, nsrc;          /* register operands (0 each: none) */
+    uint8_t dst[GPUEST_INST_MAX_DST];
+    uint8_t src[GPUEST_INST_MAX_SRC];
     uint64_t addr[GPUEST_WARP_SIZE];
 } gpuest_inst_t;
+
+/* 1 when inst carries addresses in addr[] (memory instructions, constant reads). */
+static inline int gpuest_inst_has_addr(const gpuest_inst_t *inst)
+{
+    return inst->kind == GPUEST_INST_MEM || (inst->kind == GPUEST_INST_COMPUTE && inst->lat == GPUEST_LAT_CONST && inst->size > 0);
+}
 
 /* ================================================================ coalescer
  * Fermi-style rules (documented in docs/workload.md):
@@ -223,6 +245,11 @@ gpuest_err gpuest_workload_write_csv(gpuest_workload_t *wl, const char *path, co
                                      gpuest_error_t *err);
 void gpuest_workload_destroy(gpuest_workload_t *wl);
 
+/* Warp instructions (END excluded) of every launch of wl, for progress
+ * reports. Traces count their stored instructions; a generated workload runs
+ * the front end of a fresh copy (same generator, scale and seed) to its end,
+ * a few percent of a detailed simulation's time. wl itself is not advanced. */
+gpuest_err gpuest_workload_count_insts(const gpuest_workload_t *wl, uint64_t *total, gpuest_error_t *err);
 const char *gpuest_workload_name(const gpuest_workload_t *wl);
 /* The generator behind a generated workload, NULL for traces. */
 const gpuest_generator_t *gpuest_workload_generator(const gpuest_workload_t *wl);

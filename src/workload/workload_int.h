@@ -27,7 +27,14 @@ struct gpuest_warp_s {
     int64_t v[GEN_WARP_REGS];      /* generator-defined warp registers */
     int64_t lane[GEN_LANE_REGS][GPUEST_WARP_SIZE]; /* generator-defined per-lane registers */
     int finished;                  /* set by fill() when no more instructions follow */
+    /* default register pattern (workload.c, generated workloads only) */
+    uint8_t rp_alu;                /* ALU temporaries written so far */
+    uint8_t rp_ld;                 /* load destinations written so far (mod 256, a multiple of the rotation) */
+    uint8_t rp_nld;                /* the same, saturating at 255 */
+    uint8_t rp_nfresh;             /* loaded values not yet read by an ALU instruction */
+    uint8_t rp_fresh[GPUEST_INST_MAX_SRC];
     int n, pos;                    /* buffered instructions, next to hand out */
+    uint8_t addr_dep[GEN_BUF];     /* buf[i]'s address is the value of the load addr_dep[i] loads back (0: none) */
     gpuest_inst_t buf[GEN_BUF];
 };
 
@@ -69,10 +76,12 @@ static inline void gen_thread_idx(const gpuest_launch_t *l, const gpuest_warp_t 
     *tz = t / (l->block[0] * l->block[1]);
 }
 
-/* Appends an instruction with every field but the addresses set. */
-static inline gpuest_inst_t *gen_push(gpuest_warp_t *w, gpuest_inst_kind_t kind, uint32_t pc, uint32_t mask,
-                                      gpuest_lat_class_t lat, gpuest_mem_op_t op, uint32_t size)
+/* Appends an instruction with every field but the addresses set; pc is a byte
+ * offset and no register operand is set. */
+static inline gpuest_inst_t *gen_push_raw(gpuest_warp_t *w, gpuest_inst_kind_t kind, uint32_t pc, uint32_t mask,
+                                          gpuest_lat_class_t lat, gpuest_mem_op_t op, uint32_t size)
 {
+    w->addr_dep[w->n] = 0;
     gpuest_inst_t *i = &w->buf[w->n++];
     i->kind = kind;
     i->pc = pc;
@@ -80,12 +89,43 @@ static inline gpuest_inst_t *gen_push(gpuest_warp_t *w, gpuest_inst_kind_t kind,
     i->lat = lat;
     i->op = op;
     i->size = size;
+    i->ndst = i->nsrc = 0;
     return i;
+}
+
+/* Same for generators. Their pcs are byte offsets in the kernel's code, 8
+ * bytes (GPUEST_GEN_INST_BYTES) apart between the instructions a generator
+ * names; the ALU runs of gen_alu take the next byte offsets after their
+ * leading pc, so they stay in its instruction-cache line. Registers are left
+ * to the default pattern of gpuest_warp_next (docs/workload.md). */
+static inline gpuest_inst_t *gen_push(gpuest_warp_t *w, gpuest_inst_kind_t kind, uint32_t pc, uint32_t mask,
+                                      gpuest_lat_class_t lat, gpuest_mem_op_t op, uint32_t size)
+{
+    return gen_push_raw(w, kind, pc, mask, lat, op, size);
 }
 
 static inline void gen_compute(gpuest_warp_t *w, uint32_t pc, gpuest_lat_class_t lat, uint32_t mask)
 {
     gen_push(w, GPUEST_INST_COMPUTE, pc, mask, lat, GPUEST_MEM_LOAD, 0);
+}
+
+/* Marks the instruction just emitted as addressed by a loaded value: the one
+ * of the load `back` loads earlier (1: the latest), as in a pointer chase
+ * (BFS's visited[edges[i]], SpMV's x[cols[j]]); the default register pattern
+ * then makes it read that load's destination. */
+static inline void gen_addr_from_load(gpuest_warp_t *w, int back)
+{
+    if (w->n > 0 && back > 0)
+        w->addr_dep[w->n - 1] = (uint8_t)back;
+}
+
+/* Read of a __constant__ array: every lane in mask reads size bytes at the
+ * same offset of the constant space (a uniform index, the common case). */
+static inline void gen_const(gpuest_warp_t *w, uint32_t pc, uint32_t mask, uint64_t offset, uint32_t size)
+{
+    gpuest_inst_t *i = gen_push(w, GPUEST_INST_COMPUTE, pc, mask, GPUEST_LAT_CONST, GPUEST_MEM_LOAD, size);
+    for (int k = 0; k < GPUEST_WARP_SIZE; k++)
+        i->addr[k] = (mask >> k & 1) ? offset : 0;
 }
 
 /* n ALU instructions with consecutive pcs starting at pc. */
@@ -176,7 +216,9 @@ void gen_field_f32(gpuest_rng_t *rng, float *out, int64_t w, int64_t h, float lo
 typedef struct {
     uint8_t kind, lat, op, size;
     uint32_t pc, mask;
-    uint64_t addr_off;        /* first address in the pool (memory instructions) */
+    uint8_t ndst, nsrc;
+    uint8_t dst[GPUEST_INST_MAX_DST], src[GPUEST_INST_MAX_SRC];
+    uint64_t addr_off;        /* first address in the pool (instructions with addresses) */
 } tr_inst_t;
 
 typedef struct {

@@ -52,7 +52,7 @@ static void run_protocol(const gpuest_noc_cfg_t *cfg, int nodes, const int *mcs,
                     mc.reply_dst[s * 8 + (mc.head[s] + mc.pending[s]) % 8] = p.src;
                     mc.pending[s]++;
                 }
-                while (mc.pending[s] > 0 && gpuest_noc_can_inject(noc, s, GPUEST_NOC_REPLY)) {
+                while (mc.pending[s] > 0 && gpuest_noc_can_inject_flits(noc, s, GPUEST_NOC_REPLY, 5)) {
                     gpuest_noc_send_t r = {.src = s, .dst = mc.reply_dst[s * 8 + mc.head[s]],
                                            .cls = GPUEST_NOC_REPLY, .flits = 5, .created = -1};
                     assert_int_equal(gpuest_noc_inject(noc, &r, NULL, &e), GPUEST_OK);

@@ -23,7 +23,10 @@ static gpuest_err next_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_e
     s->current++;
     const script_kernel_t *k = &s->kernels[s->current];
     memset(l, 0, sizeof *l);
-    snprintf(l->name, sizeof l->name, "script%d", s->current);
+    if (k->name)
+        snprintf(l->name, sizeof l->name, "%s", k->name);
+    else
+        snprintf(l->name, sizeof l->name, "script%d", s->current);
     l->index = (uint32_t)s->current;
     l->grid[0] = k->ctas;
     l->grid[1] = l->grid[2] = 1;
@@ -75,11 +78,17 @@ static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_err
     }
     const script_inst_t *si = &k->insts[w->pc];
     in->kind = si->kind;
-    in->pc = (uint32_t)w->pc;
+    in->pc = (uint32_t)w->pc * GPUEST_GEN_INST_BYTES;
     in->active_mask = 0xFFFFFFFFu;
     in->lat = si->lat;
     in->op = si->op;
-    if (si->kind == GPUEST_INST_MEM) {
+    if (si->dst)
+        in->dst[in->ndst++] = (uint8_t)(si->dst - 1);
+    if (si->src)
+        in->src[in->nsrc++] = (uint8_t)(si->src - 1);
+    if (si->src2)
+        in->src[in->nsrc++] = (uint8_t)(si->src2 - 1);
+    if (si->kind == GPUEST_INST_MEM || (si->lat == GPUEST_LAT_CONST && si->size > 0)) {
         in->size = si->size;
         for (int lane = 0; lane < 32; lane++)
             in->addr[lane] = si->addr + (uint64_t)lane * si->stride;

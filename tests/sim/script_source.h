@@ -15,12 +15,15 @@ typedef struct {
     uint64_t addr;
     uint32_t stride, size, repeat;
     int only_cta; /* -1: every CTA runs it; else only this CTA */
+    /* register operands, each register number + 1 (0: none) */
+    uint8_t dst, src, src2;
 } script_inst_t;
 
 #define SCRIPT_MAX_INSTS 32
 #define SCRIPT_MAX_KERNELS 8
 
 typedef struct {
+    const char *name; /* NULL: "script<k>" (kernels of one name share their code) */
     uint32_t ctas, warps_per_cta, shmem_bytes, regs_per_thread;
     int ninsts;
     script_inst_t insts[SCRIPT_MAX_INSTS];

@@ -57,12 +57,12 @@ static void on_reply(void *ctx, const gpuest_sim_req_info_t *q, const uint8_t *d
 
 static script_inst_t load(uint64_t addr, uint32_t stride, int cta)
 {
-    return (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, addr, stride, 4, 1, cta};
+    return (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, addr, stride, 4, 1, cta, 0, 0, 0};
 }
 
 static script_inst_t compute(uint32_t repeat, int cta)
 {
-    return (script_inst_t){GPUEST_INST_COMPUTE, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, repeat, cta};
+    return (script_inst_t){GPUEST_INST_COMPUTE, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, repeat, cta, 0, 0, 0};
 }
 
 static void two_cta_kernel(script_kernel_t *k, int n, const script_inst_t *insts)
@@ -81,6 +81,7 @@ static count_t run_waves(int reply_queue, int request_queue)
     gpuest_config_t c;
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&c, "fermi", &e), GPUEST_OK);
+    c.core.perfect_inst_const_cache = 1; /* only the scripted loads reach the MC */
     c.mc.reply_queue = reply_queue;
     c.mc.request_queue = request_queue;
     /* lanes one interleave period apart: 32 distinct lines, all on the MC of A */

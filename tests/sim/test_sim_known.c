@@ -14,17 +14,26 @@
 
 static script_inst_t mem(gpuest_mem_op_t op, uint64_t addr)
 {
-    return (script_inst_t){GPUEST_INST_MEM, op, GPUEST_LAT_ALU, addr, 4, 4, 1, -1};
+    return (script_inst_t){GPUEST_INST_MEM, op, GPUEST_LAT_ALU, addr, 4, 4, 1, -1, 0, 0, 0};
+}
+
+/* A load writing register dst that reads register src (-1: none). */
+static script_inst_t load_reg(uint64_t addr, int dst, int src)
+{
+    script_inst_t i = mem(GPUEST_MEM_LOAD, addr);
+    i.dst = (uint8_t)(dst + 1);
+    i.src = (uint8_t)(src + 1);
+    return i;
 }
 
 static script_inst_t compute(uint32_t repeat)
 {
-    return (script_inst_t){GPUEST_INST_COMPUTE, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, repeat, -1};
+    return (script_inst_t){GPUEST_INST_COMPUTE, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, repeat, -1, 0, 0, 0};
 }
 
 static script_inst_t barrier(void)
 {
-    return (script_inst_t){GPUEST_INST_BARRIER, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, 1, -1};
+    return (script_inst_t){GPUEST_INST_BARRIER, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, 0, 0, 0, 1, -1, 0, 0, 0};
 }
 
 static void preset(gpuest_config_t *c, const char *name)
@@ -79,8 +88,10 @@ static void check_l1_hit(const char *name)
 {
     gpuest_config_t c;
     preset(&c, name);
+    c.core.perfect_inst_const_cache = 1; /* the data path alone */
     script_t s = {0};
-    script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A), mem(GPUEST_MEM_LOAD, A)};
+    /* the second load's address depends on the first's value: it issues after the fill */
+    script_inst_t p[] = {load_reg(A, 1, -1), load_reg(A, 2, 1)};
     one_warp_kernel(&s, 0, 2, p);
     loads_t l = {0};
     gpuest_sim_opts_t o;
@@ -113,10 +124,33 @@ static void test_l1_hit_mesh56(void **st)
 }
 
 /* ------------------------------------------------------------ isolated L2 hit and DRAM read */
+/* Memory latency of an isolated read that misses the L2, in core cycles, from the
+ * preset's parts (not from the simulator's own helpers). */
+static double isolated_dram_read(const gpuest_config_t *c)
+{
+    const gpuest_dram_cfg_t *d = &c->dram;
+    assert_int_equal(d->burst_length * d->chip_bytes * d->chips_per_channel, 64); /* two bursts per 128-byte line */
+    double dram_cycles = d->tRCD + d->tCCDL + d->tCL + d->burst_length / d->data_rate;
+    return c->l2.hit_latency + d->latency + dram_cycles * c->core.clock_mhz / c->dram.clock_mhz;
+}
+
+static void test_isolated_dram_by_hand(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    /* 120 + 100 + (12 + 3 + 12 + 2) x 700 / 924 = 241.97 core cycles */
+    assert_true(isolated_dram_read(&c) > 241.96 && isolated_dram_read(&c) < 241.98);
+    preset(&c, "mesh56");
+    /* 120 + 100 + 29 x 1400 / 924 = 263.94 */
+    assert_true(isolated_dram_read(&c) > 263.93 && isolated_dram_read(&c) < 263.95);
+}
+
 static void check_isolated(const char *name)
 {
     gpuest_config_t c;
     preset(&c, name);
+    c.core.perfect_inst_const_cache = 1; /* the data path alone: no instruction fetch traffic */
     gpuest_error_t e = {0};
     /* kernel 0 reads A from DRAM; kernel 1 starts with a cold L1 and hits the L2 */
     script_t s = {0};
@@ -154,11 +188,14 @@ static void check_isolated(const char *name)
     assert_true(h->mem_latency == (double)c.l2.hit_latency);
     assert_true(h->reply_latency == zl_rep);
     assert_true(h->miss_latency == zl_req + c.l2.hit_latency + zl_rep);
-    /* DRAM read: the minimum DRAM latency, up to one DRAM and one L2 clock edge of alignment */
+    /* DRAM read: the pipeline the preset describes, up to one DRAM and one L2 clock
+     * edge of alignment: ROP (l2.hit_latency) + fixed DRAM pipeline (dram.latency) +
+     * the closed-bank read (ACT, tRCD, two 64-byte bursts tCCDL apart, tCL, burst) */
+    double dram = isolated_dram_read(&c);
     assert_true(d->req_latency == zl_req);
     assert_true(d->reply_latency == zl_rep);
-    assert_true(d->mem_latency >= (double)c.dram.min_latency - 1e-9);
-    assert_true(d->mem_latency <= (double)c.dram.min_latency + 2.0);
+    assert_true(d->mem_latency >= dram - 1e-9);
+    assert_true(d->mem_latency <= dram + 2.0);
     gpuest_sim_result_free(&r);
 }
 
@@ -180,7 +217,9 @@ static void test_dram_rows_fermi(void **st)
     (void)st;
     gpuest_config_t c;
     preset(&c, "fermi");
-    /* A and A + 128 share a 256-byte interleaving chunk (same MC, same DRAM row, other L2 line);
+    c.core.perfect_inst_const_cache = 1; /* the data path alone: no instruction fetch traffic */
+    /* A and A + 128 share a 256-byte interleaving chunk (same channel, same DRAM row, other L2 line
+     * and other sub-partition);
      * A + 196608 is 128 chunks further in the same MC: local offset 32 KB = row_bytes x banks,
      * so the same bank and the next row. */
     uint64_t far = (uint64_t)c.dram.row_bytes * (uint64_t)c.dram.banks / (uint64_t)c.mc.interleave_bytes *
@@ -197,7 +236,7 @@ static void test_dram_rows_fermi(void **st)
     gpuest_sim_result_t r;
     gpuest_error_t e = {0};
     assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
-    double dram_to_core = c.core.clock_mhz / c.dram.clock_mhz, min = c.dram.min_latency;
+    double dram_to_core = c.core.clock_mhz / c.dram.clock_mhz, min = isolated_dram_read(&c);
     double hit = min - c.dram.tRCD * dram_to_core, conflict = min + c.dram.tRP * dram_to_core;
     printf("# DRAM closed %.3f, row hit %.3f (expect %.3f), row conflict %.3f (expect %.3f)\n",
            r.kernels[0].mem_latency, r.kernels[1].mem_latency, hit, r.kernels[2].mem_latency, conflict);
@@ -210,35 +249,50 @@ static void test_dram_rows_fermi(void **st)
     gpuest_sim_result_free(&r);
 }
 
-/* ------------------------------------------------------------ schedulers */
-static void check_sched(gpuest_warp_sched_t sched, double expect_cps)
+/* ------------------------------------------------------------ schedulers
+ * One scheduler, two warps of ten independent ALU instructions and a load each.
+ * GTO keeps the oldest warp until it cannot issue: warp 0 issues at cycles
+ * 0..9 and its load at 10, then warp 1 at 11..20 and its load at 21. LRR
+ * alternates: warp 0 at even cycles (load at 20), warp 1 at odd ones (load at
+ * 21). The load issue cycles come from the load-completion hook. */
+static void check_sched(gpuest_warp_sched_t sched, uint64_t load0, uint64_t load1, double expect_cps)
 {
     gpuest_config_t c;
     preset(&c, "fermi");
     c.core.scheduler = sched;
+    c.core.schedulers_per_sm = 1;
+    c.core.perfect_inst_const_cache = 1;
     script_t s = {0};
-    script_inst_t p[] = {compute(100)};
-    one_warp_kernel(&s, 0, 1, p);
-    s.kernels[0].warps_per_cta = 4; /* 2 per scheduler */
+    script_inst_t p[] = {compute(10), mem(GPUEST_MEM_LOAD, A)};
+    one_warp_kernel(&s, 0, 2, p);
+    s.kernels[0].warps_per_cta = 2;
+    loads_t l = {0};
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    o.hooks.ctx = &l;
+    o.hooks.load_done = on_load;
     gpuest_sim_result_t r;
     gpuest_error_t e = {0};
-    assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
-    assert_int_equal(r.total.warp_instructions, 400);
-    assert_int_equal(r.total.thread_instructions, 400 * 32);
+    assert_int_equal(run(&c, &s, &o, &r, &e), GPUEST_OK);
+    assert_int_equal(r.total.warp_instructions, 22);
+    assert_int_equal(l.n, 2);
+    uint64_t a = l.issue[0] < l.issue[1] ? l.issue[0] : l.issue[1], b = l.issue[0] ^ l.issue[1] ^ a;
+    assert_int_equal(a, load0);
+    assert_int_equal(b, load1);
     assert_true(r.total.cycles_per_schedule == expect_cps);
     gpuest_sim_result_free(&r);
 }
 
-static void test_gto_runs(void **st)
+static void test_gto_order(void **st)
 {
     (void)st;
-    check_sched(GPUEST_WSCHED_GTO, 100.0); /* a compute-only warp keeps its scheduler until it ends */
+    check_sched(GPUEST_WSCHED_GTO, 10, 21, 11.0); /* two runs of 11 issues */
 }
 
-static void test_lrr_runs(void **st)
+static void test_lrr_order(void **st)
 {
     (void)st;
-    check_sched(GPUEST_WSCHED_LRR, 1.0); /* round robin switches warps at every issue */
+    check_sched(GPUEST_WSCHED_LRR, 20, 21, 1.0);
 }
 
 /* ------------------------------------------------------------ stores, barriers, atomics */
@@ -431,10 +485,11 @@ int main(void)
         cmocka_unit_test(test_packet_flits),     cmocka_unit_test(test_l1_hit_fermi),
         cmocka_unit_test(test_l1_hit_mesh56),    cmocka_unit_test(test_isolated_fermi),
         cmocka_unit_test(test_isolated_mesh56),  cmocka_unit_test(test_dram_rows_fermi),
-        cmocka_unit_test(test_gto_runs),
-        cmocka_unit_test(test_lrr_runs),         cmocka_unit_test(test_store_barrier_atomic),
-        cmocka_unit_test(test_watchdog),
-        cmocka_unit_test(test_reply_hook_effects),         cmocka_unit_test(test_cta_too_big),
+        cmocka_unit_test(test_isolated_dram_by_hand),
+        cmocka_unit_test(test_gto_order),
+        cmocka_unit_test(test_lrr_order),         cmocka_unit_test(test_store_barrier_atomic),
+        cmocka_unit_test(test_watchdog),         cmocka_unit_test(test_cta_too_big),
+        cmocka_unit_test(test_reply_hook_effects),
         cmocka_unit_test(test_max_instructions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

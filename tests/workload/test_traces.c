@@ -18,21 +18,35 @@
 typedef struct {
     int insts[32];
     int mem[32];
+    int fadd[32]; /* FADD R0 <- R2, R4: the loaded values */
     int errors;
 } va_t;
+
+/* Registers as the trace names them: LDG R4 <- [R4], LDG R2 <- [R2], STG [R6] <- R0. */
+static int va_regs_ok(const gpuest_inst_t *in, int k)
+{
+    static const int nd[3] = {1, 1, 0}, d[3] = {4, 2, 0}, ns[3] = {1, 1, 2}, s0[3] = {4, 2, 6}, s1[3] = {0, 0, 0};
+    return in->ndst == nd[k] && (nd[k] == 0 || in->dst[0] == d[k]) && in->nsrc == ns[k] && in->src[0] == s0[k] &&
+           (ns[k] < 2 || in->src[1] == s1[k]);
+}
 
 static int va_inst(void *ctx, const gpuest_launch_t *l, uint32_t cta, uint32_t warp, const gpuest_inst_t *in)
 {
     (void)l, (void)cta;
     va_t *v = ctx;
     v->insts[warp]++;
+    if (in->kind == GPUEST_INST_COMPUTE && in->ndst == 1 && in->dst[0] == 0 && in->nsrc == 2 && in->src[0] == 2 &&
+        in->src[1] == 4)
+        v->fadd[warp]++;
+    if (in->kind == GPUEST_INST_COMPUTE && in->nsrc > 0 && in->src[in->nsrc - 1] == GPUEST_REG_ZERO)
+        v->errors++; /* RZ carries no dependence */
     if (in->kind != GPUEST_INST_MEM)
         return 0;
     /* two LDG.E.CG and one STG.E, 4 bytes per lane, at base + 0x80 w (+0x200, +0x400) */
     static const uint64_t off[3] = {0, 0x200, 0x400};
     static const gpuest_mem_op_t op[3] = {GPUEST_MEM_LOAD, GPUEST_MEM_LOAD, GPUEST_MEM_STORE};
     int k = v->mem[warp]++;
-    if (k >= 3 || in->size != 4 || in->op != op[k]) {
+    if (k >= 3 || in->size != 4 || in->op != op[k] || !va_regs_ok(in, k)) {
         v->errors++;
         return 0;
     }
@@ -84,6 +98,7 @@ static void test_vectoradd(void **state)
         with23 += v.insts[w] == 23;
         with9 += v.insts[w] == 9;
         assert_int_equal(v.mem[w], w < 4 ? 3 : 0);
+        assert_int_equal(v.fadd[w], w < 4 ? 1 : 0);
     }
     assert_int_equal(with23, 4);
     assert_int_equal(with9, 28);
@@ -310,6 +325,62 @@ static void test_malformed_csv(void **state)
     assert_non_null(strstr(err.msg, "short.img"));
 }
 
+/* Version 2 rows carry registers (and constant reads their offsets); bad ones name the field. */
+static int v2_inst(void *ctx, const gpuest_launch_t *l, uint32_t cta, uint32_t warp, const gpuest_inst_t *in)
+{
+    (void)l, (void)cta, (void)warp;
+    gpuest_inst_t *out = ctx;
+    if (out[2].pc < 2)
+        out[out[2].pc++] = *in;
+    return 0;
+}
+
+static void test_csv_v2(void **state)
+{
+    (void)state;
+    mkdir(TMP, 0755);
+    test_write_text(TMP "/v2.csv", "gpuest_trace,2\nkernel,0,k,1,1,1,32,1,1,0,8\n"
+                                   "inst,0,0,0,8,const,4,00000003,0x40 0x40,7,\n"
+                                   "inst,0,0,0,16,alu,0,ffffffff,,3,7 1\n");
+    gpuest_workload_t *wl;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_workload_open_csv(TMP "/v2.csv", NULL, &wl, &err), GPUEST_OK);
+    gpuest_inst_t got[3];
+    memset(got, 0, sizeof got);
+    assert_int_equal(wlt_run(wl, NULL, v2_inst, got), 1); /* launches */
+    assert_int_equal(got[2].pc, 2);
+    assert_int_equal(got[0].lat, GPUEST_LAT_CONST);
+    assert_int_equal(got[0].size, 4);
+    assert_true(gpuest_inst_has_addr(&got[0]));
+    assert_int_equal(got[0].addr[1], 0x40);
+    assert_int_equal(got[0].ndst, 1);
+    assert_int_equal(got[0].dst[0], 7);
+    assert_int_equal(got[0].nsrc, 0);
+    assert_int_equal(got[1].ndst, 1);
+    assert_int_equal(got[1].dst[0], 3);
+    assert_int_equal(got[1].nsrc, 2);
+    assert_int_equal(got[1].src[0], 7);
+    assert_int_equal(got[1].src[1], 1);
+    gpuest_workload_destroy(wl);
+    const char *bad[][2] = {{"inst,0,0,0,8,alu,0,ffffffff,,256,", "'dst'"},
+                            {"inst,0,0,0,8,alu,0,ffffffff,,1 2 3,", "'dst'"},
+                            {"inst,0,0,0,8,alu,0,ffffffff,,,1 2 3 4 5", "'src'"},
+                            {"inst,0,0,0,8,alu,0,ffffffff,", "'record'"},
+                            {"inst,0,0,0,8,const,3,00000001,0x40,,", "'size'"}};
+    for (int i = 0; i < 5; i++) {
+        char body[512];
+        snprintf(body, sizeof body, "gpuest_trace,2\nkernel,0,k,1,1,1,32,1,1,0,8\n%s\n", bad[i][0]);
+        test_write_text(TMP "/v2bad.csv", body);
+        wl = NULL;
+        assert_int_equal(gpuest_workload_open_csv(TMP "/v2bad.csv", NULL, &wl, &err), GPUEST_EPARSE);
+        assert_null(wl);
+        if (!strstr(err.msg, bad[i][1]) || !strstr(err.msg, "v2bad.csv:3"))
+            fprintf(stderr, "message '%s' lacks '%s'\n", err.msg, bad[i][1]);
+        assert_non_null(strstr(err.msg, bad[i][1]));
+        assert_non_null(strstr(err.msg, "v2bad.csv:3"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_truncated_traces),
         cmocka_unit_test(test_csv_round_trip),
         cmocka_unit_test(test_malformed_csv),
+        cmocka_unit_test(test_csv_v2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

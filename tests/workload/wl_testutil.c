@@ -69,9 +69,14 @@ int wlt_hash_inst(void *ctx, const gpuest_launch_t *l, uint32_t cta, uint32_t wa
     wlt_hash_t *h = ctx;
     uint64_t x = ((uint64_t)l->index << 40) ^ ((uint64_t)cta << 20) ^ warp;
     x = x * 31 + (uint64_t)in->kind * 7 + in->pc + ((uint64_t)in->active_mask << 8) + in->size + in->op + in->lat;
-    if (in->kind == GPUEST_INST_MEM)
+    if (gpuest_inst_has_addr(in))
         for (int k = 0; k < 32; k++)
             x = x * 1099511628211ull + in->addr[k];
+    for (int k = 0; k < in->ndst; k++)
+        x = x * 131 + in->dst[k] + 1;
+    for (int k = 0; k < in->nsrc; k++)
+        x = x * 137 + in->src[k] + 1;
+    x = x * 139 + (uint64_t)in->ndst * 16 + in->nsrc;
     h->hash = (h->hash ^ x) * 1099511628211ull;
     h->count++;
     return 0;
