@@ -453,12 +453,11 @@ struct sim_gpu_s {
     gpuest_error_t *err; /* the run's error report */
 };
 
-/* Time from a reply's ejection to its data being usable: none beyond the next cycle without a
- * decompressor (a reply ejected in cycle t is used in t + 1); a decompressor of D cycles runs in
- * the D cycles after the ejection cycle, so the data is used in t + D + 1. */
+/* Time a decompressor of D (extra_core) cycles adds between a reply's ejection and its fill: D
+ * core cycles, so the data is written back exactly D cycles later than without one. */
 static inline sim_time_t sim_fill_delay_fs(const sim_gpu_t *g, const sim_req_t *q)
 {
-    return q->extra_core > 0 ? (sim_time_t)(q->extra_core + 1) * g->period[GPUEST_CLK_CORE] : 0;
+    return (sim_time_t)q->extra_core * g->period[GPUEST_CLK_CORE];
 }
 
 static inline uint64_t sim_core_cycle(const sim_gpu_t *g) { return g->ticks[GPUEST_CLK_CORE]; }

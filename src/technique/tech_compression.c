@@ -65,7 +65,7 @@ typedef struct {
     const char *bits_source;
     double app_error; /* -1: not measured */
     /* statistics */
-    uint64_t replies, compressed, flits_raw, flits_out, payload_bits, no_data;
+    uint64_t replies, compressed, flits_raw, flits_out, payload_bits, no_data, flits_passed;
     uint64_t sync_packets, sync_flits, sync_entries, books, book_packets, book_flits;
 } comp_t;
 
@@ -292,6 +292,7 @@ static void comp_on_reply(void *ctx, const gpuest_sim_req_info_t *req, const uin
     if (!data || req->mc < 0 || req->mc >= c->nmc || req->sm < 0 || req->sm >= c->nsm) {
         /* a line the program's memory does not hold (an instruction fetch): sent as it is */
         c->no_data++;
+        c->flits_passed += (uint64_t)r->flits;
         return;
     }
     uint32_t payload;
@@ -418,6 +419,7 @@ static size_t comp_stats(void *state, gpuest_technique_stat_t *out, size_t max)
     n = tech_stat(out, n, max, "compression.replies", (double)c->replies);
     n = tech_stat(out, n, max, "compression.lines_compressed", (double)c->compressed);
     n = tech_stat(out, n, max, "compression.replies_without_data", (double)c->no_data);
+    n = tech_stat(out, n, max, "compression.flits_without_data", (double)c->flits_passed);
     n = tech_stat(out, n, max, "compression.flits_uncompressed", (double)c->flits_raw);
     n = tech_stat(out, n, max, "compression.flits_sent", (double)c->flits_out);
     n = tech_stat(out, n, max, "compression.rate", saved);
