@@ -1,13 +1,13 @@
 /* cli_util.c: option scanning, error reporting, configuration options, tables. */
-#include <unistd.h>
-
-#include "cli.h"
-#include "technique/technique.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "technique/technique.h" /* gpuest_technique_validate: the modes each command runs */
 
 int cli_report(const char *cmd, gpuest_err code, const gpuest_error_t *err)
 {

@@ -78,9 +78,12 @@ gpuest_err gpuest_technique_set_create(const gpuest_technique_env_t *env, gpuest
         if (!t->active(env->cfg))
             continue;
         void *state = NULL;
-        GPUEST_TRY(t->create(env, &state, err));
-        set->tech[set->n] = t;
-        set->state[set->n++] = state;
+        gpuest_err rc = t->create(env, &state, err);
+        if (state) { /* kept even after a failed create, so that destroy frees what it built */
+            set->tech[set->n] = t;
+            set->state[set->n++] = state;
+        }
+        GPUEST_TRY(rc);
         if (!t->install)
             continue;
         if (hooked) /* a chaining dispatcher comes with the second technique that hooks the simulator */
