@@ -140,8 +140,7 @@ typedef struct {
 
 /* Traffic-reduction techniques (filled in by later features). */
 typedef struct {
-    char compression[GPUEST_NAME_MAX]; /* reply compression algorithm: none, bdi, fpc, cpack, bpc, sc2, dpc, dsm,
-                                          dsm_approx */
+    char compression[GPUEST_NAME_MAX]; /* reply compression algorithm: a name of the compress registry */
     int approx_bits;                   /* mantissa bits dropped by dsm_approx (0: from the predictor) */
     double approx_max_error;           /* dsm_approx: error limit given to the approximation predictor */
     int compress_overlap;              /* 1: compression overlaps queueing in the MC reply queue */
