@@ -50,9 +50,13 @@ typedef struct {
 
 void cli_config_init(cli_config_t *c, const char *default_preset);
 int cli_config_option(cli_config_t *c, cli_args_t *a);
-int cli_config_finish(cli_config_t *c, const char *cmd); /* 0 ok, else exit code */
+/* Validates, then checks the techniques against what cmd runs (a technique that is on but
+ * unsupported there is an error naming its key, exit 2). 0 ok, else the exit code. */
+int cli_config_finish(cli_config_t *c, const char *cmd);
+/* Folder of the trained models: ./models, else the source tree's. */
+const char *cli_model_dir(void);
 #define CLI_CONFIG_HELP                                                                                                \
-    "  --preset P             machine preset: fermi, mesh56, mesh28, latte15\n"                                        \
+    "  --preset P             machine preset (listed by 'gpuest config presets')\n"                                   \
     "  --config FILE          INI file (may name a preset in [preset] name = P)\n"                                     \
     "  --set SECTION.KEY=V    override one key (repeatable)\n"
 

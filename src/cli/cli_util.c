@@ -1,10 +1,13 @@
 /* cli_util.c: option scanning, error reporting, configuration options, tables. */
-#include "cli.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "technique/technique.h" /* gpuest_technique_validate: the modes each command runs */
 
 int cli_report(const char *cmd, gpuest_err code, const gpuest_error_t *err)
 {
@@ -159,14 +162,35 @@ int cli_config_option(cli_config_t *c, cli_args_t *a)
     return 1;
 }
 
+/* What each command runs with its machine, for the technique checks. */
+static unsigned command_modes(const char *cmd)
+{
+    if (strcmp(cmd, "simulate") == 0)
+        return GPUEST_TECH_MODE_SIM;
+    if (strcmp(cmd, "run") == 0)
+        return GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL;
+    if (strcmp(cmd, "noc") == 0)
+        return GPUEST_TECH_MODE_NOC;
+    return GPUEST_TECH_MODE_CHECK;
+}
+
 int cli_config_finish(cli_config_t *c, const char *cmd)
 {
     gpuest_error_t err;
     gpuest_error_clear(&err);
     gpuest_err rc = gpuest_config_validate(&c->cfg, &err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_technique_validate(&c->cfg, command_modes(cmd), &err);
     if (rc != GPUEST_OK)
         return cli_report(cmd, rc, &err);
     return 0;
+}
+
+const char *cli_model_dir(void)
+{
+    if (access("models", F_OK) == 0 || access(GPUEST_SOURCE_DIR "/models", F_OK) != 0)
+        return "models";
+    return GPUEST_SOURCE_DIR "/models";
 }
 
 /* ------------------------------------------------------------ tables */

@@ -29,7 +29,8 @@ static void usage(FILE *out)
             "  --algo NAME|all     algorithm (%s) or all (default)\n"
             "  --line BYTES        line size: 32, 64 or 128 (default 128)\n"
             "  --flit BYTES        flit size for the flit counts (default 16)\n"
-            "  --header BYTES      packet header bytes added before flit rounding (default 0)\n"
+            "  --header BYTES      packet header bytes sharing the flits with the data; 0 (default)\n"
+            "                      = the header is a head flit of its own (noc.header_bytes)\n"
             "  --float             the file holds fp32 values that dsm_approx may approximate\n"
             "  --approx-bits N     mantissa bits dsm_approx zeroes, 1..23 (default 8; needs --float)\n"
             "  --csv FILE          also write one row per algorithm to FILE\n"
@@ -104,15 +105,16 @@ static gpuest_err run_codec(const gpuest_codec_t *c, const gpuest_compress_amap_
 {
     uint8_t out[GPUEST_COMPRESS_MAX_STREAM_BYTES], dec[GPUEST_COMPRESS_MAX_LINE], want[GPUEST_COMPRESS_MAX_LINE];
     size_t lb = (size_t)o->line;
-    uint32_t raw_flits = gpuest_compress_flits((uint32_t)lb * 8u, (uint32_t)o->flit, (uint32_t)o->header);
+    /* the packet-size and flag rules the simulator uses (core.h, compress.h) */
+    int raw_flits = gpuest_packet_flits((uint64_t)lb * 8u, (int)o->flit, (int)o->header);
     for (size_t off = 0; off < size; off += lb) {
         const uint8_t *line = data + off;
         uint32_t nbits;
         GPUEST_TRY(gpuest_codec_compress(c, off, line, out, sizeof out, &nbits, err));
         t->lines++;
         t->bits += nbits;
-        t->flits_in += raw_flits;
-        t->flits_out += gpuest_compress_flits(nbits, (uint32_t)o->flit, (uint32_t)o->header);
+        t->flits_in += (uint64_t)raw_flits;
+        t->flits_out += (uint64_t)gpuest_packet_flits(gpuest_codec_payload_bits(c, nbits), (int)o->flit, (int)o->header);
         t->compressed += (uint64_t)gpuest_codec_is_compressed(c, nbits);
         const uint8_t *expect = line;
         if (c->algo->flags & GPUEST_COMPRESS_LOSSY) {

@@ -9,6 +9,7 @@
 #include "cli_source.h"
 #include "commands.h"
 #include "sim/sim.h"
+#include "technique/technique.h"
 #include "workload/workload.h"
 
 static void simulate_help(FILE *out)
@@ -33,7 +34,9 @@ static void simulate_help(FILE *out)
             "  --watchdog N           core cycles without progress before reporting a deadlock (200000)\n"
             "  --csv FILE             one row per kernel and a 'total' row, all statistics\n"
             "  --samples FILE         per-SM time series (available warps, cycles per schedule) as CSV\n"
-            "  --links FILE           per-link flits and utilization as CSV\n");
+            "  --links FILE           per-link flits and utilization as CSV\n\n"
+            "Techniques are switched on with --set technique.KEY=V (see 'gpuest config show');\n"
+            "each prints its own statistics as 'technique NAME = VALUE' lines.\n");
 }
 
 typedef struct {
@@ -94,7 +97,8 @@ static const char *const csv_header[] = {
     "l2_hits", "l2_misses", "dram_reads", "dram_writes", "dram_row_hits", "request_packets", "reply_packets",
     "request_net_latency", "reply_net_latency", "link_util_mean", "link_util_max", "intercore_locality_120",
     "intercore_locality_240", "intercore_locality_480", "intercore_locality_1920", "avail_warps",
-    "cycles_per_schedule", "latency_tolerance", "l1i_accesses", "l1i_misses", "l1c_accesses", "l1c_misses"};
+    "cycles_per_schedule", "latency_tolerance", "l1i_accesses", "l1i_misses", "l1c_accesses", "l1c_misses",
+    "mc_stall_cycles", "ctrl_packets", "ctrl_flits"};
 #define CSV_COLS (sizeof csv_header / sizeof csv_header[0])
 
 static const char *const show_header[] = {"kernel", "cycles",  "winst",   "ipc",   "l1_miss", "amat",  "req",
@@ -174,6 +178,9 @@ static void csv_row(cli_table_t *t, const char *wl, const char *preset, const gp
     cell(&r, "%llu", U(s->l1i_misses));
     cell(&r, "%llu", U(s->l1c_accesses));
     cell(&r, "%llu", U(s->l1c_misses));
+    cell(&r, "%llu", U(s->mc_stall_cycles));
+    cell(&r, "%llu", U(s->ctrl_packets));
+    cell(&r, "%llu", U(s->ctrl_flits));
     cli_table_add(t, r.cells);
 }
 
@@ -216,6 +223,15 @@ static int write_links(const gpuest_sim_result_t *r, const char *path)
     int rc = cli_table_write_csv(&t, path, "simulate");
     cli_table_free(&t);
     return rc;
+}
+
+/* One line per technique statistic: "technique <name> = <value>". */
+static void print_technique_stats(gpuest_technique_set_t *set)
+{
+    gpuest_technique_stat_t st[GPUEST_TECH_MAX_STATS];
+    size_t n = gpuest_technique_set_stats(set, st, GPUEST_TECH_MAX_STATS);
+    for (size_t i = 0; i < n; i++)
+        printf("technique %s = %.6g\n", st[i].name, st[i].value);
 }
 
 static int report(const sim_args_t *o, const char *wl_name, const gpuest_sim_result_t *r)
@@ -285,6 +301,16 @@ int cli_cmd_simulate(int argc, char **argv)
         if (o.max_insts && (total == 0 || o.max_insts < total))
             total = o.max_insts;
     }
+    const gpuest_generator_t *gen = gpuest_workload_generator(wl);
+    gpuest_technique_env_t env = {&o.mc.cfg, gpuest_workload_image(wl), gen ? gen->name : NULL, cli_model_dir(),
+                                  o.src.seed};
+    gpuest_technique_set_t *techs = NULL;
+    rc = gpuest_technique_set_create(&env, &so.hooks, &techs, &err);
+    if (rc != GPUEST_OK) {
+        gpuest_technique_set_destroy(techs);
+        gpuest_workload_destroy(wl);
+        return cli_report("simulate", rc, &err);
+    }
     so.progress = cli_progress("simulate", total);
     gpuest_progress_set_unit(so.progress, "inst");
     gpuest_progress_set_aux_unit(so.progress, "cycles");
@@ -292,6 +318,9 @@ int cli_cmd_simulate(int argc, char **argv)
     rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
     gpuest_progress_finish(so.progress);
     int code = rc != GPUEST_OK ? cli_report("simulate", rc, &err) : report(&o, gpuest_workload_name(wl), &r);
+    if (rc == GPUEST_OK)
+        print_technique_stats(techs);
+    gpuest_technique_set_destroy(techs);
     gpuest_sim_result_free(&r);
     gpuest_workload_destroy(wl);
     return code;

@@ -9,9 +9,29 @@ const gpuest_compress_algo_t *const gpuest_compress_algos[] = {
     &gpuest_algo_sc2,  &gpuest_algo_dpc, &gpuest_algo_dsm, &gpuest_algo_dsm_approx, NULL,
 };
 
+#define MAX_ALGOS 32
+
+const char *const *gpuest_compress_name_list(void)
+{
+    static const char *names[MAX_ALGOS + 1];
+    if (!names[0]) {
+        size_t n = 0;
+        for (size_t i = 0; gpuest_compress_algos[i] && n < MAX_ALGOS; i++)
+            names[n++] = gpuest_compress_algos[i]->name;
+        names[n] = NULL;
+    }
+    return names;
+}
+
 const char *gpuest_compress_names(void)
 {
-    return "none, bdi, fpc, cpack, bpc, sc2, dpc, dsm, dsm_approx";
+    static char buf[MAX_ALGOS * 16];
+    if (!buf[0]) {
+        size_t len = 0;
+        for (size_t i = 0; gpuest_compress_algos[i] && len < sizeof buf; i++)
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "", gpuest_compress_algos[i]->name);
+    }
+    return buf;
 }
 
 gpuest_err gpuest_compress_lookup(const char *name, const gpuest_compress_algo_t **out, gpuest_error_t *err)
@@ -37,12 +57,6 @@ int gpuest_decompress_latency(const gpuest_compress_algo_t *a, int override)
     return override >= 0 ? override : a->decompress_latency;
 }
 
-uint32_t gpuest_compress_flits(uint32_t bits, uint32_t flit_bytes, uint32_t header_bytes)
-{
-    uint64_t flit_bits = (uint64_t)(flit_bytes ? flit_bytes : 1u) * 8u;
-    uint64_t total = (uint64_t)header_bytes * 8u + bits;
-    return (uint32_t)((total + flit_bits - 1u) / flit_bits);
-}
 
 gpuest_err cz_corrupt(gpuest_error_t *err, const gpuest_codec_t *c, const char *what)
 {
@@ -72,6 +86,15 @@ gpuest_err gpuest_codec_init(gpuest_codec_t *c, const gpuest_compress_algo_t *a,
 int gpuest_codec_is_compressed(const gpuest_codec_t *c, uint32_t nbits)
 {
     return nbits < c->line_bytes * 8u;
+}
+
+uint32_t gpuest_codec_payload_bits(const gpuest_codec_t *c, uint32_t nbits)
+{
+    uint32_t raw = (uint32_t)c->line_bytes * 8u;
+    uint32_t payload = nbits;
+    if ((c->algo->flags & GPUEST_COMPRESS_SELF_FLAG) && nbits > 0)
+        payload = nbits - 1u; /* the leading C bit moves into the header */
+    return payload < raw ? payload : raw;
 }
 
 /* Runs the encoder into buf (cap bytes) and applies the raw fallback;

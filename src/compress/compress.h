@@ -154,17 +154,17 @@ extern const gpuest_compress_algo_t *const gpuest_compress_algos[]; /* NULL-term
 
 /* Finds an algorithm by name; ENOKEY listing the valid names otherwise. */
 gpuest_err gpuest_compress_lookup(const char *name, const gpuest_compress_algo_t **out, gpuest_error_t *err);
-/* "none, bdi, fpc, ..." */
+/* "none, bdi, fpc, ...", made from the registry. */
 const char *gpuest_compress_names(void);
+/* The registry's names as a NULL-terminated array (for option tables). */
+const char *const *gpuest_compress_name_list(void);
 
 /* Effective latencies: override >= 0 wins (technique.compress_latency /
  * technique.decompress_latency), -1 gives the algorithm's default. */
 int gpuest_compress_latency(const gpuest_compress_algo_t *a, int override);
 int gpuest_decompress_latency(const gpuest_compress_algo_t *a, int override);
 
-/* Flits of a packet carrying `bits` of payload plus a header, for a flit of
- * flit_bytes (>= 1): ceil((8 * header_bytes + bits) / (8 * flit_bytes)). */
-uint32_t gpuest_compress_flits(uint32_t bits, uint32_t flit_bytes, uint32_t header_bytes);
+/* Packet sizes: gpuest_packet_flits (core.h) of gpuest_codec_payload_bits. */
 
 /* ---------------------------------------------------------------- codec
  * An algorithm bound to a line size and its context; lives in caller memory,
@@ -197,6 +197,37 @@ gpuest_err gpuest_codec_decompress(const gpuest_codec_t *c, const uint8_t *in, u
 uint32_t gpuest_codec_size_bits(const gpuest_codec_t *c, uint64_t addr, const uint8_t *line);
 /* True when a stream of nbits is smaller than the raw line. */
 int gpuest_codec_is_compressed(const gpuest_codec_t *c, uint32_t nbits);
+/* The flag rule, one for every algorithm: whether a line travels compressed is
+ * one bit of the packet header, whatever the algorithm. The packet's payload is
+ * therefore the stream without its leading line-level flag (DPC's C bit, the C
+ * bit of DSM's first unit; the other algorithms have none in the stream), or
+ * the raw line when that is not smaller. So DSM and DPC pay for their flag
+ * exactly as BDI or FPC do, never a flit more. */
+uint32_t gpuest_codec_payload_bits(const gpuest_codec_t *c, uint32_t nbits);
+
+/* ---------------------------------------------------------------- C-Pack with a persistent dictionary
+ * Packet C-Pack as the packet compression thesis runs it (6.2): the MC's
+ * compressor keeps one dictionary (16 entries, FIFO, the same patterns and
+ * insertion rules as the cpack codec) across every packet it sends, and each
+ * receiver keeps a copy that must equal the sender's before it decodes. The
+ * stream is CPACK+Z over the whole line (1 zero-line bit, then one code per
+ * 32-bit word). The caller keeps the raw fallback: a line sent raw must leave
+ * the dictionary as it was before the encode. */
+#define GPUEST_CPACK_DICT_ENTRIES 16
+typedef struct {
+    uint32_t e[GPUEST_CPACK_DICT_ENTRIES];
+    unsigned n, next; /* entries filled, FIFO slot written next */
+} gpuest_cpack_dict_t;
+
+void gpuest_cpack_dict_init(gpuest_cpack_dict_t *d);
+/* Encodes a line of `bytes` (multiple of 8) against d, updating d. */
+void gpuest_cpack_dict_encode(gpuest_cpack_dict_t *d, const uint8_t *line, size_t bytes, gpuest_bitwriter_t *w);
+/* Decodes one line against d, updating d; ECORRUPT on a bad stream. */
+gpuest_err gpuest_cpack_dict_decode(gpuest_cpack_dict_t *d, gpuest_bitreader_t *r, uint8_t *line, size_t bytes,
+                                    gpuest_error_t *err);
+/* Entries of b that a lacks or holds differently: the (index, word) pairs a
+ * synchronisation message must carry to turn a into b. */
+unsigned gpuest_cpack_dict_diff(const gpuest_cpack_dict_t *a, const gpuest_cpack_dict_t *b);
 
 /* ---------------------------------------------------------------- DPC with data filtering
  * Data-filtering thesis 3.4.1.3 on a 128-byte line with a 4-bit sector mask

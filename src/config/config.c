@@ -129,8 +129,9 @@ static gpuest_err set_double(gpuest_config_t *cfg, const config_key *k, const ch
 static gpuest_err set_named(gpuest_config_t *cfg, const config_key *k, const char *value, const char *at,
                             gpuest_error_t *err)
 {
-    for (size_t i = 0; k->names[i]; i++) {
-        if (strcmp(k->names[i], value) == 0) {
+    const char *const *allowed = config_key_names(k);
+    for (size_t i = 0; allowed[i]; i++) {
+        if (strcmp(allowed[i], value) == 0) {
             if (k->type == KEY_ENUM)
                 *(int *)((char *)cfg + k->offset) = (int)i;
             else
@@ -139,7 +140,7 @@ static gpuest_err set_named(gpuest_config_t *cfg, const config_key *k, const cha
         }
     }
     char names[512];
-    list_names(names, sizeof names, k->names);
+    list_names(names, sizeof names, allowed);
     return gpuest_fail(err, GPUEST_EINVAL, "%s: %s.%s = '%s' is not allowed (expected one of: %s)", at, k->section,
                        k->key, value, names);
 }

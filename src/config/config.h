@@ -139,9 +139,12 @@ typedef struct {
 
 /* Traffic-reduction techniques (filled in by later features). */
 typedef struct {
-    char compression[GPUEST_NAME_MAX]; /* reply compression algorithm: none, bdi, fpc, cpack, bpc, sc2, dpc, dsm,
-                                          dsm_approx */
-    int approx_bits;                   /* mantissa bits dropped by dsm_approx */
+    char compression[GPUEST_NAME_MAX]; /* reply compression algorithm: a name of the compress registry */
+    int approx_bits;                   /* mantissa bits dropped by dsm_approx (0: from the predictor) */
+    double approx_max_error;           /* dsm_approx: error limit given to the approximation predictor */
+    int compress_overlap;              /* 1: compression overlaps queueing in the MC reply queue */
+    int sc2_sample_lines;              /* sc2: replies per MC sampled each period */
+    int sc2_period_lines;              /* sc2: replies per MC per code book period */
     int compress_latency;              /* -1: the algorithm's default from the documents */
     int decompress_latency;            /* -1: the algorithm's default */
 } gpuest_technique_cfg_t;

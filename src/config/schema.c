@@ -1,7 +1,12 @@
 /* schema.c: every configuration key with its type, range and meaning. */
 #include <string.h>
 
+#include "compress/compress.h" /* the algorithm registry names technique.compression's values */
 #include "schema.h"
+
+/* names_fn is set only where a key's names come from another registry; the
+ * other rows leave it out. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 #define OFF(field) offsetof(gpuest_config_t, field)
 
@@ -11,8 +16,6 @@ static const char *const placement_names[] = {"bottom", "top_bottom", "edge", "d
 static const char *const warp_sched_names[] = {"gto", "lrr", NULL};
 static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
-static const char *const compression_names[] = {"none", "bdi", "fpc", "cpack",      "bpc",
-                                                "sc2",  "dpc", "dsm", "dsm_approx", NULL};
 
 const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
 
@@ -144,10 +147,18 @@ const config_key config_keys[] = {
      "NI ejection queue in flits per class (0: count packets only)"},
     {"noc", "clock_mhz", KEY_DOUBLE, OFF(noc.clock_mhz), 1, 10000, NULL, "interconnect clock (MHz)"},
     /* technique */
-    {"technique", "compression", KEY_NAME, OFF(technique.compression), 0, 0, compression_names,
-     "reply-packet compression at the MC network interface"},
+    {"technique", "compression", KEY_NAME, OFF(technique.compression), 0, 0, NULL,
+     "reply-packet compression at the MC network interface", gpuest_compress_name_list},
     {"technique", "approx_bits", KEY_INT, OFF(technique.approx_bits), 0, 23, NULL,
-     "mantissa bits dropped by dsm_approx in approximable regions"},
+     "mantissa bits dropped by dsm_approx in approximable regions (0: from the approximation predictor)"},
+    {"technique", "approx_max_error", KEY_DOUBLE, OFF(technique.approx_max_error), 0, 1, NULL,
+     "dsm_approx: application error the predictor's bits must keep (0..1)"},
+    {"technique", "compress_overlap", KEY_INT, OFF(technique.compress_overlap), 0, 1, NULL,
+     "1: compression overlaps the wait in the MC reply queue (0: serial, as the thesis)"},
+    {"technique", "sc2_sample_lines", KEY_INT, OFF(technique.sc2_sample_lines), 1, 1000000, NULL,
+     "sc2: replies per MC sampled into the value frequency table each period"},
+    {"technique", "sc2_period_lines", KEY_INT, OFF(technique.sc2_period_lines), 1, 100000000, NULL,
+     "sc2: replies per MC between code book rebuilds (>= sc2_sample_lines)"},
     {"technique", "compress_latency", KEY_INT, OFF(technique.compress_latency), -1, 1000, NULL,
      "compression latency (cycles); -1 = the algorithm's default"},
     {"technique", "decompress_latency", KEY_INT, OFF(technique.decompress_latency), -1, 1000, NULL,

@@ -17,7 +17,14 @@ typedef struct {
     double min, max;          /* inclusive range for KEY_INT / KEY_DOUBLE / list items */
     const char *const *names; /* KEY_ENUM: value names by index; KEY_NAME: allowed names */
     const char *help;
+    const char *const *(*names_fn)(void); /* KEY_NAME: allowed names from another module's registry */
 } config_key;
+
+/* Allowed names of a KEY_ENUM / KEY_NAME key. */
+static inline const char *const *config_key_names(const config_key *k)
+{
+    return k->names_fn ? k->names_fn() : k->names;
+}
 
 extern const config_key config_keys[];
 extern const size_t config_key_count;

@@ -109,6 +109,16 @@ void gpuest_progress_set_aux_unit(gpuest_progress_t *p, const char *unit);
 void gpuest_progress_update_aux(gpuest_progress_t *p, uint64_t done, uint64_t aux);
 void gpuest_progress_finish(gpuest_progress_t *p); /* ends the line and frees */
 
+/* ---------------------------------------------------------------- packet size
+ * The one packet-size rule of the project, used by the simulator, the model and
+ * `gpuest compress` alike (noc.header_bytes, noc.flit_bytes):
+ *   header_bytes == 0: the header is a head flit of its own, then the payload:
+ *                      1 + ceil(payload_bits / (8 * flit_bytes));
+ *   header_bytes  > 0: the header shares the flits with the payload:
+ *                      ceil((8 * header_bytes + payload_bits) / (8 * flit_bytes)),
+ * and never fewer than one flit. flit_bytes < 1 counts as 1. */
+int gpuest_packet_flits(uint64_t payload_bits, int flit_bytes, int header_bytes);
+
 /* ---------------------------------------------------------------- files
  * Output is written to "<path>.tmp.<pid>" and renamed on commit, so a failed
  * command never leaves a half-written result. */

@@ -138,10 +138,7 @@ void gpuest_net_traffic_default(gpuest_net_traffic_t *t)
 /* ---------------------------------------------------------------- packet sizing */
 int gpuest_net_packet_flits(int flit_bytes, int header_bytes, int data_bytes)
 {
-    int fb = flit_bytes > 0 ? flit_bytes : 16;
-    if (data_bytes < 0)
-        data_bytes = 0;
-    if (header_bytes <= 0)
-        return 1 + (data_bytes + fb - 1) / fb;
-    return (header_bytes + data_bytes + fb - 1) / fb;
+    /* the project's one rule lives in core (gpuest_packet_flits) so that the
+     * compression tools, which do not depend on the network, size packets alike */
+    return gpuest_packet_flits(8u * (uint64_t)(data_bytes > 0 ? data_bytes : 0), flit_bytes, header_bytes);
 }

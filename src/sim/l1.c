@@ -146,7 +146,7 @@ void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
         if (v)
             sim_tags_fill(&sm->l1, v, p->line, sectors);
     }
-    sim_time_t ready = g->now + (sim_time_t)p->extra_core * g->period[GPUEST_CLK_CORE];
+    sim_time_t ready = g->now + sim_fill_delay_fs(g, p);
     int e = sim_mshr_find(&sm->mshr, p->line);
     int32_t i = e >= 0 ? sim_mshr_release(&sm->mshr, e) : req;
     while (i >= 0) {

@@ -37,6 +37,7 @@ void sim_mc_free(sim_mc_t *mc)
     sim_tfifo_free(&mc->rop);
     sim_fifo_free(&mc->reqq);
     sim_fifo_free(&mc->replyq);
+    sim_tfifo_free(&mc->pipe);
     sim_tfifo_free(&mc->topipe);
     sim_tfifo_free(&mc->fills);
     sim_tags_free(&mc->l2);
@@ -66,7 +67,27 @@ uint64_t sim_sub_local(const sim_gpu_t *g, uint64_t addr)
 
 int sim_mc_reply_room(const sim_gpu_t *g, const sim_mc_t *mc)
 {
-    return (int)mc->replyq.len < g->cfg->mc.reply_queue;
+    /* the reply pipe is the queue's output stage: its replies count against mc.reply_queue */
+    return (int)(mc->replyq.len + mc->pipe.len) < g->cfg->mc.reply_queue;
+}
+
+static int clamp0(int v) { return v > 0 ? v : 0; }
+
+static void call_reply_hook(sim_gpu_t *g, sim_req_t *q)
+{
+    gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+    uint8_t buf[GPUEST_LINE_BYTES];
+    /* instruction lines are not in the program's memory image: no data for them */
+    const uint8_t *data =
+        g->src->read_line && q->cache != RC_INST ? g->src->read_line(g->src->ctx, q->line, buf) : NULL;
+    gpuest_sim_reply_t r = {.flits = q->flits};
+    g->opts->hooks.mc_reply(g->opts->hooks.ctx, &info, data, &r);
+    q->flits = r.flits >= 1 ? r.flits : 1;
+    q->inject_delay = clamp0(r.inject_delay);
+    q->overlap = r.overlap_queue != 0;
+    q->extra_core = clamp0(r.fill_delay);
+    q->ctrl_flits = clamp0(r.ctrl_flits);
+    q->bcast_flits = clamp0(r.bcast_flits);
 }
 
 int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
@@ -74,36 +95,93 @@ int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
     sim_req_t *q = &g->pool.r[i];
     q->t_reply = g->now;
     q->t_inject_ok = g->now;
+    q->inject_delay = q->ctrl_flits = q->bcast_flits = q->extra_core = 0;
+    q->bcast_next = 0;
+    q->overlap = 0;
     if (q->op == GPUEST_MEM_STORE) {
         q->flits = g->write_ack_flits;
     } else {
         q->flits = g->read_reply_flits;
-        if (g->opts->hooks.mc_reply) {
-            gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
-            int extra_l2 = 0, extra_core = 0, flits = q->flits;
-            g->opts->hooks.mc_reply(g->opts->hooks.ctx, &info, &flits, &extra_l2, &extra_core);
-            q->flits = flits >= 1 ? flits : 1;
-            q->t_inject_ok += (sim_time_t)(extra_l2 > 0 ? extra_l2 : 0) * g->period[GPUEST_CLK_L2];
-            q->extra_core = extra_core > 0 ? extra_core : 0;
-        }
+        if (g->opts->hooks.mc_reply)
+            call_reply_hook(g, q);
     }
     return sim_fifo_push(&mc->replyq, i);
 }
 
+/* Sends the next control packet of the reply at the head of the pipe;
+ * 1 sent or nothing pending, 0 the NI is full, -1 still pending (sent one). */
+static int send_ctrl(sim_gpu_t *g, sim_mc_t *mc, sim_req_t *q)
+{
+    int flits, dst;
+    if (q->bcast_flits > 0) {
+        flits = q->bcast_flits;
+        dst = q->bcast_next;
+    } else if (q->ctrl_flits > 0) {
+        flits = q->ctrl_flits;
+        dst = q->sm;
+    } else {
+        return 1;
+    }
+    if (sim_inject(g, mc->node, g->sm[dst].node, GPUEST_NOC_REPLY, flits, -1) != 0)
+        return 0;
+    g->ctr.v[SC_ctrl_packets]++;
+    g->ctr.v[SC_ctrl_flits] += (uint64_t)flits;
+    if (q->bcast_flits > 0) {
+        if (++q->bcast_next >= g->nsm)
+            q->bcast_flits = 0;
+    } else {
+        q->ctrl_flits = 0;
+    }
+    sim_progress(g);
+    return -1;
+}
+
+/* The reply pipe (only with an mc_reply hook): the head of the L2->icnt queue
+ * enters it, spends its inject_delay there (pipelined: one entry per L2
+ * cycle), then its control packets and the reply go to the NI, one packet per
+ * L2 cycle. Without a hook the queue head injects directly, as before. */
 static void inject_reply(sim_gpu_t *g, sim_mc_t *mc)
 {
     g->ctr.v[SC_mc_cycles]++;
-    if (mc->replyq.len == 0)
-        return;
-    int32_t i = sim_fifo_peek(&mc->replyq);
+    int piped = g->opts->hooks.mc_reply != NULL;
+    /* a unit of latency L holds at most L + 1 replies (L in flight + one at its output) */
+    if (piped && mc->replyq.len > 0 &&
+        mc->pipe.len <= (uint32_t)g->pool.r[sim_fifo_peek(&mc->replyq)].inject_delay) {
+        int32_t i = sim_fifo_peek(&mc->replyq);
+        sim_req_t *q = &g->pool.r[i];
+        sim_time_t d = (sim_time_t)q->inject_delay * g->period[GPUEST_CLK_L2];
+        sim_time_t ready = q->overlap ? q->t_inject_ok + d : g->now + d;
+        if (sim_tfifo_push(&mc->pipe, ready > g->now ? ready : g->now, i) != 0) {
+            g->failed = 1;
+            return;
+        }
+        sim_fifo_pop(&mc->replyq);
+        sim_progress(g);
+    }
+    int32_t i;
+    if (piped) {
+        if (mc->pipe.len == 0 || sim_tfifo_peek(&mc->pipe)->ready > g->now)
+            return;
+        i = sim_tfifo_peek(&mc->pipe)->req;
+    } else {
+        if (mc->replyq.len == 0)
+            return;
+        i = sim_fifo_peek(&mc->replyq);
+        if (g->now < g->pool.r[i].t_inject_ok)
+            return;
+    }
     sim_req_t *q = &g->pool.r[i];
-    if (g->now < q->t_inject_ok)
-        return;
-    if (sim_inject(g, mc->node, g->sm[q->sm].node, GPUEST_NOC_REPLY, q->flits, i) != 0) {
+    int c = piped ? send_ctrl(g, mc, q) : 1;
+    if (c < 0)
+        return; /* one packet per cycle: the reply follows its control packets */
+    if (c == 0 || sim_inject(g, mc->node, g->sm[q->sm].node, GPUEST_NOC_REPLY, q->flits, i) != 0) {
         g->ctr.v[SC_mc_stalls]++;
         return;
     }
-    sim_fifo_pop(&mc->replyq);
+    if (piped)
+        sim_tfifo_pop(&mc->pipe);
+    else
+        sim_fifo_pop(&mc->replyq);
     q->t_reply = g->now; /* the reply packet is created when it enters the NI (coalescing paper, Fig. 1a) */
     q->state = RQ_REPLY_NET;
     sim_progress(g);

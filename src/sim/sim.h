@@ -25,6 +25,11 @@ typedef struct {
     gpuest_err (*warp_open)(void *ctx, uint32_t cta, uint32_t warp, void **warp_out, gpuest_error_t *err);
     gpuest_err (*warp_next)(void *ctx, void *warp, gpuest_inst_t *inst, gpuest_error_t *err);
     void (*warp_close)(void *ctx, void *warp);
+    /* The 128 bytes of a line as the program's memory holds them now (the
+     * image as of the current launch's start: every earlier launch's writes
+     * applied), into buf; returns buf, or NULL when the source carries no data
+     * values (a trace without an image). May be NULL (no values). */
+    const uint8_t *(*read_line)(void *ctx, uint64_t line, uint8_t buf[GPUEST_LINE_BYTES]);
 } gpuest_sim_source_t;
 
 void gpuest_sim_source_workload(gpuest_sim_source_t *src, gpuest_workload_t *wl);
@@ -41,14 +46,34 @@ typedef struct {
     int mc;          /* serving MC */
 } gpuest_sim_req_info_t;
 
+/* What the mc_reply hook decides for one read reply. On entry: flits = the
+ * uncompressed packet, everything else 0. */
+typedef struct {
+    int flits;           /* packet size in flits (>= 1) */
+    int inject_delay;    /* L2 cycles the reply spends in a pipelined unit between the MC's
+                          * reply queue and the NI (compressor latency) */
+    int overlap_queue;   /* 0: inject_delay starts when the reply leaves the reply queue
+                          * (serial with the queueing, as the packet compression thesis
+                          * models it); 1: it starts when the reply is made, so it
+                          * overlaps the time spent waiting in the reply queue */
+    int fill_delay;      /* core cycles between ejection at the SM and the L1 fill
+                          * (decompressor latency) */
+    int ctrl_flits;      /* > 0: a control packet of this size goes to the same SM on the
+                          * reply network just ahead of the reply (dictionary sync) */
+    int bcast_flits;     /* > 0: a control packet of this size goes to every SM just ahead
+                          * of the reply (code book shipping) */
+} gpuest_sim_reply_t;
+
 typedef struct {
     void *ctx;
-    /* MC network interface, before injection of a read reply (reply compression,
-     * data filtering): *flits holds the uncompressed size and may be lowered;
-     * *extra_l2_cycles (0 on entry) is added before injection (compressor latency)
-     * and *extra_core_cycles (0 on entry) at the SM NI (decompression). */
-    void (*mc_reply)(void *ctx, const gpuest_sim_req_info_t *req, int *flits, int *extra_l2_cycles,
-                     int *extra_core_cycles);
+    /* MC network interface, a read reply (loads and atomics) about to enter the
+     * reply path (reply compression, data filtering), called in the MC's reply
+     * order. data: the line's 128 bytes from the source (NULL when the source
+     * has no values, or the line is not program data). The hook fills *reply. Control packets travel in the reply
+     * class from the MC's NI, one packet per L2 cycle like replies; a blocked one
+     * counts as an MC stall; they are counted in the reply flits and in
+     * ctrl_packets / ctrl_flits. */
+    void (*mc_reply)(void *ctx, const gpuest_sim_req_info_t *req, const uint8_t *data, gpuest_sim_reply_t *reply);
     /* MC, a read request accepted from the network, before the L2 (coalescing
      * unit, data-filter table): observation only for now (see docs/sim.md). */
     void (*mc_accept)(void *ctx, const gpuest_sim_req_info_t *req, uint64_t l2_cycle);
@@ -124,6 +149,9 @@ typedef struct {
     /* MCs: cycles (L2 clock) summed over MCs, and those with a reply ready but the NI input queue full */
     uint64_t mc_cycles, mc_stall_cycles;
     double mc_stall_ratio;
+    /* Control packets a technique sent on the reply network (see mc_reply), included in
+     * packets[1] / flits[1] */
+    uint64_t ctrl_packets, ctrl_flits;
 
     /* Network, per class */
     uint64_t packets[GPUEST_SIM_CLASSES];
@@ -188,8 +216,8 @@ gpuest_err gpuest_sim_run(const gpuest_config_t *cfg, const gpuest_sim_source_t 
 typedef enum { GPUEST_CLK_CORE = 0, GPUEST_CLK_ICNT = 1, GPUEST_CLK_L2 = 2, GPUEST_CLK_DRAM = 3 } gpuest_clk_t;
 #define GPUEST_CLK_DOMAINS 4
 
-/* Packet sizes in flits for a flit size and header size (noc.header_bytes):
- * header_bytes == 0 -> one head flit + ceil(data / flit); else ceil((header + data) / flit). */
+/* Packet size in flits of a packet carrying data_bytes: gpuest_packet_flits (core.h),
+ * the rule shared with the model and the compression tools. */
 int gpuest_sim_packet_flits(const gpuest_noc_cfg_t *noc, int data_bytes);
 
 #ifdef __cplusplus

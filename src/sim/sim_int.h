@@ -19,7 +19,7 @@ typedef int64_t sim_time_t;
  * element. Latency sums are in fs. */
 #define SIM_COUNTER_LIST(X)                                                                                            \
     X(warp_insts) X(thread_insts) X(l1_accesses) X(l1_hits) X(l1_misses) X(l1_merges) X(l1_mshr_stalls)                \
-    X(l1_missq_stalls) X(store_reqs) X(atomic_reqs) X(read_reqs) X(write_reqs) X(replies) X(read_done)              \
+    X(l1_missq_stalls) X(ctrl_packets) X(ctrl_flits) X(ctrl_received) X(store_reqs) X(atomic_reqs) X(read_reqs) X(write_reqs) X(replies) X(read_done)              \
     X(miss_fs) X(req_fs) X(mem_fs) X(reply_fs) X(amat_fs) X(amat_n) X(l2_accesses) X(l2_hits) X(l2_misses)           \
     X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
     X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)            \
@@ -69,6 +69,11 @@ typedef struct {
     int32_t next2; /* L2 MSHR merge chain */
     int32_t flits; /* reply flits (after the mc_reply hook) */
     int32_t extra_core; /* decompression cycles at the SM */
+    int32_t inject_delay; /* L2 cycles in the MC's reply pipe (compressor) */
+    int32_t ctrl_flits;   /* control packet to the same SM ahead of the reply (0: none) */
+    int32_t bcast_flits;  /* control packet to every SM ahead of the reply (0: none) */
+    int16_t bcast_next;   /* next SM of the broadcast */
+    uint8_t overlap;      /* inject_delay counts from t_reply (overlaps the reply queue) */
     sim_time_t t_access;  /* L1 access */
     sim_time_t t_created; /* request packet created (enters the miss queue) */
     sim_time_t t_accept;  /* tail accepted at the MC */
@@ -337,6 +342,8 @@ typedef struct {
     sim_tfifo_t rop;      /* ROP delay line: accepted requests travel the minimum L2 latency (GPGPU-Sim m_rop) */
     sim_fifo_t reqq;      /* icnt->L2 queue, mc.request_queue entries; full stops acceptance from the NI */
     sim_fifo_t replyq;    /* L2->icnt queue, mc.reply_queue entries; full stops the L2 */
+    sim_tfifo_t pipe;     /* reply pipe between the L2->icnt queue and the NI (only with an mc_reply hook):
+                           * a pipelined unit such as a compressor, ready = when the reply may inject */
     sim_tfifo_t topipe;   /* L2 misses on their way to the DRAM queue (fixed part of the DRAM latency) */
     sim_tfifo_t fills;    /* DRAM data back, ready to fill the L2 */
     int32_t fill_pending; /* MSHR chain being answered after a fill, -1 none */
@@ -445,6 +452,13 @@ struct sim_gpu_s {
     int failed; /* an allocation failed inside a component */
     gpuest_error_t *err; /* the run's error report */
 };
+
+/* Time a decompressor of D (extra_core) cycles adds between a reply's ejection and its fill: D
+ * core cycles, so the data is written back exactly D cycles later than without one. */
+static inline sim_time_t sim_fill_delay_fs(const sim_gpu_t *g, const sim_req_t *q)
+{
+    return (sim_time_t)q->extra_core * g->period[GPUEST_CLK_CORE];
+}
 
 static inline uint64_t sim_core_cycle(const sim_gpu_t *g) { return g->ticks[GPUEST_CLK_CORE]; }
 static inline void sim_progress(sim_gpu_t *g) { g->last_progress = g->ticks[GPUEST_CLK_CORE]; }

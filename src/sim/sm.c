@@ -479,6 +479,11 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     if (!gpuest_noc_eject(g->noc, sm->node, &pkt))
         return GPUEST_OK;
     int32_t i = (int32_t)((intptr_t)pkt.payload - 1);
+    if (i == -1 && pkt.cls == GPUEST_NOC_REPLY) { /* a technique's control packet: consumed by the NI */
+        g->ctr.v[SC_ctrl_received]++;
+        sim_progress(g);
+        return GPUEST_OK;
+    }
     if (i < 0 || i >= g->pool.cap || g->pool.r[i].state != RQ_REPLY_NET || g->pool.r[i].sm != sm->id)
         return gpuest_fail(err, GPUEST_ECORRUPT, "SM %d received a reply for request %ld that is not outstanding",
                            sm->id, (long)i);
@@ -503,8 +508,7 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     if (q->op == GPUEST_MEM_STORE)
         w->pending_stores--;
     else /* atomic: the warp waits for its data */
-        sim_load_line_done(g, sm, q->warp, q->load, g->now + (sim_time_t)q->extra_core * g->period[GPUEST_CLK_CORE],
-                           0);
+        sim_load_line_done(g, sm, q->warp, q->load, g->now + sim_fill_delay_fs(g, q), 0);
     sim_pool_release(&g->pool, i);
     return GPUEST_OK;
 }

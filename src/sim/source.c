@@ -28,6 +28,15 @@ static void wl_warp_close(void *ctx, void *warp)
     gpuest_warp_close(warp);
 }
 
+static const uint8_t *wl_read_line(void *ctx, uint64_t line, uint8_t buf[GPUEST_LINE_BYTES])
+{
+    const gpuest_memimg_t *img = gpuest_workload_image(ctx);
+    if (!gpuest_memimg_has_values(img))
+        return NULL;
+    gpuest_memimg_read_line(img, line, buf);
+    return buf;
+}
+
 void gpuest_sim_source_workload(gpuest_sim_source_t *src, gpuest_workload_t *wl)
 {
     src->ctx = wl;
@@ -36,4 +45,5 @@ void gpuest_sim_source_workload(gpuest_sim_source_t *src, gpuest_workload_t *wl)
     src->warp_open = wl_warp_open;
     src->warp_next = wl_warp_next;
     src->warp_close = wl_warp_close;
+    src->read_line = wl_read_line;
 }

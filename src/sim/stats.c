@@ -49,6 +49,8 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->mc_cycles = v[SC_mc_cycles];
     s->mc_stall_cycles = v[SC_mc_stalls];
     s->mc_stall_ratio = ratio((double)v[SC_mc_stalls], (double)v[SC_mc_cycles]);
+    s->ctrl_packets = v[SC_ctrl_packets];
+    s->ctrl_flits = v[SC_ctrl_flits];
     s->locality_reads = v[SC_loc_reads];
     for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++) {
         s->locality_shared[w] = v[SC_loc_sh0 + w];

@@ -26,6 +26,7 @@ static gpuest_err atax_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest
     GPUEST_TRY(gpuest_memimg_alloc(img, "x", GPUEST_DT_FP32, (uint64_t)ny * 4, &x, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "y", GPUEST_DT_FP32, (uint64_t)ny * 4, &y, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "tmp", GPUEST_DT_FP32, (uint64_t)nx * 4, &tmp, err));
+    gpuest_memimg_set_approx(a, 12); gpuest_memimg_set_approx(x, 12); /* approximable inputs (thesis 6.2: 12 bits) */
     pb_init_vector(x, ny);
     pb_init_matrix(a, nx, ny);
     p->k[0] = (pb_mv_t){a, tmp, x, ny, nx, ny, 1, 0};

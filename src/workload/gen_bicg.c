@@ -27,6 +27,7 @@ static gpuest_err bicg_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest
     GPUEST_TRY(gpuest_memimg_alloc(img, "s", GPUEST_DT_FP32, (uint64_t)ny * 4, &s, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "p", GPUEST_DT_FP32, (uint64_t)ny * 4, &p, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "q", GPUEST_DT_FP32, (uint64_t)nx * 4, &q, err));
+    gpuest_memimg_set_approx(a, 12); gpuest_memimg_set_approx(r, 12); gpuest_memimg_set_approx(p, 12); /* approximable inputs (thesis 6.2: 12 bits) */
     pb_init_vector(r, nx);
     pb_init_matrix(a, nx, ny);
     pb_init_vector(p, ny);

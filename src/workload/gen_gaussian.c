@@ -37,6 +37,7 @@ static gpuest_err gs_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest_r
     GPUEST_TRY(gpuest_memimg_alloc(img, "m_cuda", GPUEST_DT_FP32, n * n * 4, &s->m, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "a_cuda", GPUEST_DT_FP32, n * n * 4, &s->a, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "b_cuda", GPUEST_DT_FP32, n * 4, &s->b, err));
+    gpuest_memimg_set_approx(s->a, 4); gpuest_memimg_set_approx(s->b, 4); /* approximable inputs (thesis 6.2: 4 bits for GE) */
     double lambda = -0.005 * pow(4.0, gpuest_rng_uniform(rng));
     for (int64_t i = 0; i < s->n; i++) {
         for (int64_t j = 0; j < s->n; j++)

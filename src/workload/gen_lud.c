@@ -37,6 +37,7 @@ static gpuest_err lud_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest_
     *out = s;
     s->n = gen_pick(scale, 32, 256, 512);
     GPUEST_TRY(gpuest_memimg_alloc(img, "m", GPUEST_DT_FP32, (uint64_t)(s->n * s->n) * 4, &s->m, err));
+    gpuest_memimg_set_approx(s->m, 4); /* approximable input (thesis 6.2: 4 bits for LUD) */
     double lambda = 0.001 * pow(100.0, gpuest_rng_uniform(rng)); /* 0.001 .. 0.1 */
     float *m = (float *)(void *)s->m->data;
     for (int64_t i = 0; i < s->n; i++)

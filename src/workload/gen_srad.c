@@ -43,6 +43,7 @@ static gpuest_err srad_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest
     GPUEST_TRY(gpuest_memimg_alloc(img, "S_C", GPUEST_DT_FP32, bytes, &s->sc, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "J_cuda", GPUEST_DT_FP32, bytes, &s->j, err));
     GPUEST_TRY(gpuest_memimg_alloc(img, "C_cuda", GPUEST_DT_FP32, bytes, &s->c, err));
+    gpuest_memimg_set_approx(s->j, 12); /* approximable image (thesis 6.2: 12 bits) */
     float *j = (float *)(void *)s->j->data;
     gen_field_f32(rng, j, s->cols, s->rows, 0.0f, 1.0f);
     for (int64_t i = 0; i < s->rows * s->cols; i++)

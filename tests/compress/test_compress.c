@@ -88,15 +88,105 @@ static void test_registry(void **state)
     assert_int_equal(gpuest_codec_init(&c, algo("sc2"), &o, &err), GPUEST_EINVAL); /* no book */
 }
 
+/* A 128-byte line is two 64-byte BDI units: a raw half next to a compressible
+ * one costs 4 + 512 (raw unit) + the other unit, not the raw line's 1024 bits.
+ * Catches an encoder that gives up on the whole line at its first raw unit. */
+static void test_bdi_half_raw_line(void **state)
+{
+    (void)state;
+    uint8_t line[128];
+    memset(line, 0, 64); /* zero unit: 4 bits */
+    uint32_t x = 0x9E3779B9u;
+    for (size_t i = 16; i < 32; i++) { /* no base fits these: raw unit */
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        put32(line, i, x);
+    }
+    assert_int_equal(size_of("bdi", line, 128), 4 + 4 + 512);
+    /* and the other way round: raw first, then a B8D1 unit of 140 bits */
+    uint8_t swapped[128];
+    memcpy(swapped, line + 64, 64);
+    for (size_t i = 0; i < 8; i++) {
+        uint64_t v = UINT64_C(0x1000000000) + i;
+        memcpy(swapped + 64 + 8 * i, &v, 8); /* little-endian host, as every test here */
+    }
+    assert_int_equal(size_of("bdi", swapped, 128), 4 + 512 + 140);
+    /* two raw halves: the raw line */
+    memcpy(swapped + 64, line + 64, 64);
+    assert_int_equal(size_of("bdi", swapped, 128), 1024);
+}
+
+/* Packet C-Pack: the dictionary outlives the line. 32 copies of one word cost 1 (Z) + 34 (xxxx)
+ * + 31 x 6 (mmmm) = 221 bits with a fresh dictionary, and 1 + 32 x 6 = 193 once the word is in
+ * it; a receiver with its own persistent copy decodes both exactly. */
+static void test_cpack_persistent_dictionary(void **state)
+{
+    (void)state;
+    uint8_t line[128], dec[128], buf[GPUEST_COMPRESS_MAX_STREAM_BYTES];
+    fill32(line, 32, 0x12345678u);
+    gpuest_cpack_dict_t tx, rx, empty;
+    gpuest_cpack_dict_init(&tx);
+    gpuest_cpack_dict_init(&rx);
+    gpuest_cpack_dict_init(&empty);
+    uint32_t want[2] = {221, 193};
+    for (int k = 0; k < 2; k++) {
+        gpuest_bitwriter_t w;
+        gpuest_bitwriter_init(&w, buf, sizeof buf);
+        gpuest_cpack_dict_encode(&tx, line, 128, &w);
+        uint32_t nbits = 0;
+        assert_int_equal(gpuest_bitwriter_finish(&w, &nbits, NULL), GPUEST_OK);
+        assert_int_equal(nbits, want[k]);
+        gpuest_bitreader_t r;
+        gpuest_bitreader_init(&r, buf, nbits);
+        memset(dec, 0xAB, sizeof dec);
+        assert_int_equal(gpuest_cpack_dict_decode(&rx, &r, dec, 128, NULL), GPUEST_OK);
+        assert_int_equal(r.pos, nbits);
+        assert_memory_equal(dec, line, 128);
+    }
+    /* a receiver that missed the first line needs one entry to catch up */
+    assert_int_equal(gpuest_cpack_dict_diff(&empty, &tx), 1);
+    assert_int_equal(gpuest_cpack_dict_diff(&rx, &tx), 0);
+    /* a stale receiver decodes garbage or fails: the sync is needed */
+    gpuest_bitwriter_t w;
+    gpuest_bitwriter_init(&w, buf, sizeof buf);
+    gpuest_cpack_dict_encode(&tx, line, 128, &w);
+    uint32_t nbits = 0;
+    assert_int_equal(gpuest_bitwriter_finish(&w, &nbits, NULL), GPUEST_OK);
+    gpuest_bitreader_t r;
+    gpuest_bitreader_init(&r, buf, nbits);
+    assert_int_equal(gpuest_cpack_dict_decode(&empty, &r, dec, 128, NULL), GPUEST_ECORRUPT);
+}
+
+/* The flag rule: DSM and DPC's own leading C bit is the header bit every algorithm gets. */
+static void test_payload_flag_rule(void **state)
+{
+    (void)state;
+    uint8_t line[128];
+    memset(line, 0, sizeof line);
+    gpuest_codec_t c;
+    gpuest_codec_opts_t o = {128, NULL, NULL};
+    assert_int_equal(gpuest_codec_init(&c, algo("dpc"), &o, NULL), GPUEST_OK);
+    assert_int_equal(gpuest_codec_payload_bits(&c, gpuest_codec_size_bits(&c, 0, line)), 64); /* 65 - C */
+    assert_int_equal(gpuest_codec_payload_bits(&c, 1025), 1024); /* raw: C = 0 + the line */
+    assert_int_equal(gpuest_codec_init(&c, algo("dsm"), &o, NULL), GPUEST_OK);
+    /* two all-zero halves: 2 x (1 + 8 + 8 x 4) = 82 bits, the first C bit in the header */
+    assert_int_equal(gpuest_codec_size_bits(&c, 0, line), 82);
+    assert_int_equal(gpuest_codec_payload_bits(&c, 82), 81);
+    assert_int_equal(gpuest_codec_init(&c, algo("bdi"), &o, NULL), GPUEST_OK);
+    assert_int_equal(gpuest_codec_payload_bits(&c, gpuest_codec_size_bits(&c, 0, line)), 8); /* no C bit */
+}
+
 static void test_flits_and_latencies(void **state)
 {
     (void)state;
-    assert_int_equal(gpuest_compress_flits(1024, 16, 0), 8);
-    assert_int_equal(gpuest_compress_flits(1025, 16, 0), 9);
-    assert_int_equal(gpuest_compress_flits(220, 16, 0), 2); /* ceil(220 / 128) */
-    assert_int_equal(gpuest_compress_flits(220, 16, 8), 3); /* ceil((64 + 220) / 128) */
-    assert_int_equal(gpuest_compress_flits(0, 32, 0), 0);
-    assert_int_equal(gpuest_compress_flits(1, 32, 0), 1);
+    /* the shared rule (core.h): header_bytes 0 = a head flit of its own */
+    assert_int_equal(gpuest_packet_flits(1024, 16, 0), 9);  /* 1 + 1024 / 128 */
+    assert_int_equal(gpuest_packet_flits(1025, 16, 0), 10); /* 1 + ceil(1025 / 128) */
+    assert_int_equal(gpuest_packet_flits(220, 16, 0), 3);   /* 1 + ceil(220 / 128) */
+    assert_int_equal(gpuest_packet_flits(220, 16, 8), 3);   /* ceil((64 + 220) / 128) */
+    assert_int_equal(gpuest_packet_flits(0, 32, 0), 1);     /* a data-less packet is its head flit */
+    assert_int_equal(gpuest_packet_flits(0, 32, 16), 1);
+    assert_int_equal(gpuest_packet_flits(1, 32, 0), 2);
+    assert_int_equal(gpuest_packet_flits(1024, 32, 16), 5); /* ceil((128 + 1024) / 256), fermi with a header */
     /* packet compression thesis Table 6.5 */
     assert_int_equal(gpuest_compress_latency(algo("bdi"), -1), 2);
     assert_int_equal(gpuest_decompress_latency(algo("bdi"), -1), 1);
@@ -571,7 +661,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),        cmocka_unit_test(test_flits_and_latencies),
         cmocka_unit_test(test_bit_io),          cmocka_unit_test(test_sizes_none),
-        cmocka_unit_test(test_sizes_bdi),       cmocka_unit_test(test_sizes_fpc),
+        cmocka_unit_test(test_sizes_bdi),       cmocka_unit_test(test_bdi_half_raw_line),
+        cmocka_unit_test(test_cpack_persistent_dictionary), cmocka_unit_test(test_payload_flag_rule),
+        cmocka_unit_test(test_sizes_fpc),
         cmocka_unit_test(test_sizes_cpack),     cmocka_unit_test(test_sizes_bpc),
         cmocka_unit_test(test_sizes_sc2),       cmocka_unit_test(test_sc2_length_limit),
         cmocka_unit_test(test_sizes_dpc),       cmocka_unit_test(test_sizes_dsm),

@@ -67,16 +67,18 @@ static void test_csv_values(void **state)
     assert_string_equal(c.header, "algorithm,lines,input_bytes,compressed_bits,compression_ratio,flits_in,flits_out,"
                                   "compression_rate,lines_compressed,roundtrip_ok");
     assert_int_equal(c.rows, 9);
-    /* none: 2 x 1024 bits, 8 flits of 16 B each */
-    assert_string_equal(c.row[0], "none,2,256,2048,1,16,16,0,0,1");
-    /* bdi: zero line 8 bits (1 flit) + 0..31 360 bits (3 flits): 368 bits, 4 flits, rate 12/16 */
-    assert_string_equal(c.row[1], "bdi,2,256,368,5.565217391304348,16,4,0.75,2,1");
-    /* dpc: 65 + 220 = 285 bits, 1 + 2 flits, rate 13/16 */
-    assert_string_equal(c.row[6], "dpc,2,256,285,7.185964912280702,16,3,0.8125,2,1");
-    /* bpc: 10 + 15 bits, one flit each */
-    assert_string_equal(c.row[4], "bpc,2,256,25,81.92,16,2,0.875,2,1");
+    /* header 0: a head flit of its own + the data (the simulator's rule).
+     * none: 2 x (1 + 1024 / 128) = 18 flits */
+    assert_string_equal(c.row[0], "none,2,256,2048,1,18,18,0,0,1");
+    /* bdi: zero line 8 bits (1 + 1 flits) + 0..31 360 bits (1 + 3): 368 bits, 6 flits, rate 12/18 */
+    assert_string_equal(c.row[1], "bdi,2,256,368,5.565217391304348,18,6,0.6666666666666666,2,1");
+    /* dpc: 65 + 220 = 285 bits; payloads 64 and 219 (the C bit is a header bit, as for every
+     * algorithm): 1 + 1 and 1 + 2 flits, rate 13/18 */
+    assert_string_equal(c.row[6], "dpc,2,256,285,7.185964912280702,18,5,0.7222222222222222,2,1");
+    /* bpc: 10 + 15 bits, 1 + 1 flits each */
+    assert_string_equal(c.row[4], "bpc,2,256,25,81.92,18,4,0.7777777777777778,2,1");
     /* a 16-byte header and 32-byte flits: raw = ceil((128 + 1024) / 256) = 5 flits per line,
-     * dpc (128 + 65) -> 1 and (128 + 220) -> 2 */
+     * dpc payloads (128 + 64) -> 1 and (128 + 219) -> 2 */
     snprintf(args, sizeof args, "compress %s --algo dpc --flit 32 --header 16 --csv %s", bin, csvp);
     assert_int_equal(run_gpuest(args, out, sizeof out), 0);
     memset(&c, 0, sizeof c);

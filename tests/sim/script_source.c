@@ -118,4 +118,5 @@ void script_source(gpuest_sim_source_t *src, script_t *s)
     src->warp_open = warp_open;
     src->warp_next = warp_next;
     src->warp_close = warp_close;
+    src->read_line = NULL; /* scripts carry no data values */
 }

@@ -42,18 +42,17 @@ static void on_accept(void *ctx, const gpuest_sim_req_info_t *q, uint64_t l2_cyc
     c->accepted[kernel_of(c, c->accepted[0] + c->accepted[1])]++;
 }
 
-static void on_reply(void *ctx, const gpuest_sim_req_info_t *q, int *flits, int *extra_l2, int *extra_core)
+static void on_reply(void *ctx, const gpuest_sim_req_info_t *q, const uint8_t *data, gpuest_sim_reply_t *r)
 {
     (void)q;
-    (void)flits;
-    (void)extra_core;
+    (void)data;
     count_t *c = ctx;
     /* kernel 0 ends only when all its replies are back, so a reply made after all
      * its requests were accepted and answered belongs to kernel 1: hold it forever */
     int k = c->replies[0] >= c->warm ? 1 : 0;
     c->replies[k]++;
     if (k == 1)
-        *extra_l2 = 1000000000;
+        r->inject_delay = 1000000000;
 }
 
 static script_inst_t load(uint64_t addr, uint32_t stride, int cta)

@@ -319,13 +319,97 @@ static void test_store_barrier_atomic(void **st)
 }
 
 /* ------------------------------------------------------------ errors and limits */
-static void stall_reply(void *ctx, const gpuest_sim_req_info_t *q, int *flits, int *extra_l2, int *extra_core)
+static void stall_reply(void *ctx, const gpuest_sim_req_info_t *q, const uint8_t *data, gpuest_sim_reply_t *r)
 {
     (void)ctx;
     (void)q;
-    (void)flits;
-    (void)extra_core;
-    *extra_l2 = 1000000000; /* a reply that never leaves: the warp waits forever */
+    (void)data;
+    r->inject_delay = 1000000000; /* a reply that never leaves: the warp waits forever */
+}
+
+/* ------------------------------------------------------------ the reply hook's effects, by hand */
+typedef struct {
+    loads_t l;               /* first: on_load takes the same pointer */
+    gpuest_sim_reply_t set;  /* what the hook answers (flits 0: keep the uncompressed size) */
+    int calls;
+} reply_ctx_t;
+
+/* Answers `set` for the load's line A; the warp's instruction fetches pass untouched. */
+static void fixed_reply(void *ctx, const gpuest_sim_req_info_t *q, const uint8_t *data, gpuest_sim_reply_t *r)
+{
+    (void)data;
+    reply_ctx_t *x = ctx;
+    if (q->line != A)
+        return;
+    int flits = r->flits;
+    *r = x->set;
+    if (!r->flits)
+        r->flits = flits;
+    x->calls++;
+}
+
+/* One load from DRAM on fermi with the hook answering `set` (hooked = 0: no hook at all);
+ * returns the load's latency in core cycles, fills *r. */
+static uint64_t one_load(int hooked, gpuest_sim_reply_t set, gpuest_sim_result_t *r)
+{
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    script_t s = {0};
+    script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A)};
+    one_warp_kernel(&s, 0, 1, p);
+    reply_ctx_t x = {.set = set};
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    o.hooks.ctx = &x;
+    o.hooks.load_done = on_load;
+    if (hooked)
+        o.hooks.mc_reply = fixed_reply;
+    gpuest_error_t e = {0};
+    assert_int_equal(run(&c, &s, &o, r, &e), GPUEST_OK);
+    assert_int_equal(x.l.n, 1);
+    assert_int_equal(x.calls, hooked ? 1 : 0);
+    return x.l.done[0] - x.l.issue[0];
+}
+
+static void test_reply_hook_effects(void **st)
+{
+    (void)st;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    gpuest_sim_result_t r;
+    gpuest_sim_reply_t none = {0};
+    uint64_t base = one_load(0, none, &r);
+    int raw_flits = gpuest_sim_packet_flits(&c.noc, 128);
+    /* the load's reply and the instruction fetches', every one a whole line */
+    uint64_t base_flits = r.total.flits[1], base_packets = r.total.packets[1];
+    assert_int_equal(base_flits, raw_flits * (r.total.read_requests + r.total.front_requests));
+    gpuest_sim_result_free(&r);
+    /* the reply pipe of a hook that changes nothing adds nothing */
+    assert_int_equal(one_load(1, none, &r), base);
+    gpuest_sim_result_free(&r);
+    /* decompression: exactly fill_delay core cycles more */
+    gpuest_sim_reply_t fill = {.fill_delay = 7};
+    assert_int_equal(one_load(1, fill, &r), base + 7);
+    gpuest_sim_result_free(&r);
+    /* compression: 10 L2 cycles before injection, seen in core cycles (edges may round by one) */
+    gpuest_sim_reply_t comp = {.inject_delay = 10};
+    double l2_in_core = 10.0 * c.core.clock_mhz / c.l2.clock_mhz;
+    uint64_t d = one_load(1, comp, &r) - base;
+    assert_true((double)d >= l2_in_core - 1.0 && (double)d <= l2_in_core + 2.0);
+    gpuest_sim_result_free(&r);
+    /* a smaller packet is what travels */
+    gpuest_sim_reply_t small = {.flits = 2};
+    assert_true(one_load(1, small, &r) <= base);
+    assert_int_equal(r.total.flits[1], base_flits - raw_flits + 2);
+    gpuest_sim_result_free(&r);
+    /* a control packet to the same SM, and one to every SM, in the reply class */
+    gpuest_sim_reply_t ctrl = {.ctrl_flits = 3, .bcast_flits = 2};
+    one_load(1, ctrl, &r);
+    assert_int_equal(r.total.ctrl_packets, 1 + c.core.num_sms);
+    assert_int_equal(r.total.ctrl_flits, 3 + 2 * c.core.num_sms);
+    assert_int_equal(r.total.flits[1], base_flits + 3 + 2 * c.core.num_sms);
+    assert_int_equal(r.total.packets[1], base_packets + 1 + c.core.num_sms);
+    gpuest_sim_result_free(&r);
 }
 
 static void test_watchdog(void **st)
@@ -409,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_gto_order),
         cmocka_unit_test(test_lrr_order),         cmocka_unit_test(test_store_barrier_atomic),
         cmocka_unit_test(test_watchdog),         cmocka_unit_test(test_cta_too_big),
+        cmocka_unit_test(test_reply_hook_effects),
         cmocka_unit_test(test_max_instructions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

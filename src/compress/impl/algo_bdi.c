@@ -129,7 +129,10 @@ CZ_HOT void bdi_encode_unit(const uint8_t *u, size_t unit, gpuest_bitwriter_t *w
         }
         return;
     }
-    if (w->limit) { /* a raw unit costs 4 + 8U bits: the line cannot beat raw */
+    /* A raw unit costs 4 + 8U bits. Give up only when the line can no longer
+     * beat the raw line: with two 64-byte units, a raw half next to a
+     * compressible one still wins (4 + 512 + 4 + x < 1024). */
+    if (w->limit && cz_wbits(w) + 4u + 8u * (uint32_t)unit >= w->limit) {
         cz_give_up(w);
         return;
     }

@@ -10,12 +10,9 @@
  * decoder keeps the same dictionary in step. */
 #include "../compress_int.h"
 
-#define CPACK_DICT 16
+#define CPACK_DICT GPUEST_CPACK_DICT_ENTRIES
 
-typedef struct {
-    uint32_t e[CPACK_DICT];
-    unsigned n, next; /* entries filled, FIFO slot to write next */
-} cpack_dict_t;
+typedef gpuest_cpack_dict_t cpack_dict_t;
 
 CZ_HOT void dict_push(cpack_dict_t *d, uint32_t v)
 {
@@ -25,9 +22,10 @@ CZ_HOT void dict_push(cpack_dict_t *d, uint32_t v)
         d->n++;
 }
 
-CZ_HOT void cpack_encode_unit(const uint8_t *u, size_t unit, gpuest_bitwriter_t *w)
+/* Encodes unit bytes against the dictionary *dp (updated in place). */
+CZ_HOT void cpack_encode_words(const uint8_t *u, size_t unit, cpack_dict_t *dp, gpuest_bitwriter_t *w)
 {
-    cpack_dict_t d = {{0}, 0, 0};
+    cpack_dict_t d = *dp;
     for (size_t i = 0; i < unit && !cz_at_limit(w); i += 4) {
         uint32_t v = cz_load32(u + i);
         if (v == 0) {
@@ -61,11 +59,18 @@ CZ_HOT void cpack_encode_unit(const uint8_t *u, size_t unit, gpuest_bitwriter_t 
             dict_push(&d, v);
         }
     }
+    *dp = d;
 }
 
-static int cpack_decode_unit(gpuest_bitreader_t *r, uint8_t *u, size_t unit)
+CZ_HOT void cpack_encode_unit(const uint8_t *u, size_t unit, gpuest_bitwriter_t *w)
 {
-    cpack_dict_t d = {{0}, 0, 0};
+    cpack_dict_t d = {{0}, 0, 0}; /* per-unit dictionary, empty at the unit start */
+    cpack_encode_words(u, unit, &d, w);
+}
+
+static int cpack_decode_words(gpuest_bitreader_t *r, uint8_t *u, size_t unit, cpack_dict_t *dp)
+{
+    cpack_dict_t d = *dp;
     for (size_t i = 0; i < unit; i += 4) {
         uint32_t v;
         unsigned p = cz_get(r, 2), idx;
@@ -100,7 +105,14 @@ static int cpack_decode_unit(gpuest_bitreader_t *r, uint8_t *u, size_t unit)
             return 0;
         cz_store32(u + i, v);
     }
+    *dp = d;
     return 1;
+}
+
+static int cpack_decode_unit(gpuest_bitreader_t *r, uint8_t *u, size_t unit)
+{
+    cpack_dict_t d = {{0}, 0, 0};
+    return cpack_decode_words(r, u, unit, &d);
 }
 
 CZ_HOT void cpack_encode_body(const gpuest_codec_t *c, const uint8_t *line, gpuest_bitwriter_t *w)
@@ -145,3 +157,45 @@ const gpuest_compress_algo_t gpuest_algo_cpack = {
     .encode = cpack_encode,
     .decode = cpack_decode,
 };
+
+/* ------------------------------------------------------------ persistent dictionary (packet C-Pack) */
+void gpuest_cpack_dict_init(gpuest_cpack_dict_t *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+static int line_is_zero(const uint8_t *line, size_t bytes)
+{
+    uint64_t any = 0;
+    for (size_t i = 0; i < bytes; i += 8)
+        any |= cz_load64(line + i);
+    return any == 0;
+}
+
+void gpuest_cpack_dict_encode(gpuest_cpack_dict_t *d, const uint8_t *line, size_t bytes, gpuest_bitwriter_t *w)
+{
+    int zero = line_is_zero(line, bytes);
+    cz_put(w, (uint32_t)zero, 1);
+    if (!zero)
+        cpack_encode_words(line, bytes, d, w);
+}
+
+gpuest_err gpuest_cpack_dict_decode(gpuest_cpack_dict_t *d, gpuest_bitreader_t *r, uint8_t *line, size_t bytes,
+                                    gpuest_error_t *err)
+{
+    if (cz_get(r, 1)) {
+        memset(line, 0, bytes);
+        return GPUEST_OK;
+    }
+    if (!cpack_decode_words(r, line, bytes, d) || r->overflow)
+        return gpuest_fail(err, GPUEST_ECORRUPT, "packet C-Pack stream is corrupt: bad code or dictionary index");
+    return GPUEST_OK;
+}
+
+unsigned gpuest_cpack_dict_diff(const gpuest_cpack_dict_t *a, const gpuest_cpack_dict_t *b)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < b->n; i++)
+        n += i >= a->n || a->e[i] != b->e[i];
+    return n;
+}

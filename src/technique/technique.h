@@ -1,0 +1,90 @@
+/* technique.h: the traffic-reduction techniques: a registry of entries that own their
+ * configuration keys, check them against the mode a command runs in, install the
+ * simulator's hooks and report their own per-run statistics. */
+#ifndef GPUEST_TECHNIQUE_H
+#define GPUEST_TECHNIQUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"     /* gpuest_config_t */
+#include "core/core.h"         /* gpuest_err, gpuest_error_t */
+#include "sim/sim.h"           /* gpuest_sim_hooks_t */
+#include "workload/workload.h" /* gpuest_memimg_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a command is about to run with the configuration (bit mask). A technique
+ * that is switched on but does not support every part of the mode is an error
+ * naming its key (exit code 2), never silently ignored. */
+enum {
+    GPUEST_TECH_MODE_CHECK = 0,    /* only the values are checked (config show / check) */
+    GPUEST_TECH_MODE_SIM = 1,      /* the detailed simulator */
+    GPUEST_TECH_MODE_MODEL = 2,    /* the analytical estimator */
+    GPUEST_TECH_MODE_NOC = 4,      /* the standalone network with synthetic traffic */
+};
+
+/* What a technique sees of the run when it is created. */
+typedef struct {
+    const gpuest_config_t *cfg;
+    gpuest_memimg_t *image;   /* the workload's memory image: allocations, types, values */
+    const char *workload;     /* generator name ("lud"), or NULL for a trace */
+    const char *model_dir;    /* folder of models/approx-<app>.net (NULL: "models") */
+    uint64_t seed;            /* the run's seed (datasets the technique builds) */
+} gpuest_technique_env_t;
+
+/* One named number a technique reports for a run. */
+#define GPUEST_TECH_STAT_NAME 40
+typedef struct {
+    char name[GPUEST_TECH_STAT_NAME]; /* "<technique>.<what>" */
+    double value;
+} gpuest_technique_stat_t;
+
+#define GPUEST_TECH_MAX_STATS 48
+
+/* A registry entry (one file per technique under src/technique/). */
+typedef struct gpuest_technique_s {
+    const char *name;          /* "compression" */
+    const char *desc;
+    const char *const *keys;   /* its keys in [technique], NULL-terminated */
+    unsigned modes;            /* GPUEST_TECH_MODE_* it supports when on */
+    /* 1 when the configuration switches the technique on */
+    int (*active)(const gpuest_config_t *cfg);
+    /* Cross-key checks of its own keys (messages name the key and where it was set). */
+    gpuest_err (*validate)(const gpuest_config_t *cfg, gpuest_error_t *err);
+    /* Builds the per-run state (the technique is active). */
+    gpuest_err (*create)(const gpuest_technique_env_t *env, void **state, gpuest_error_t *err);
+    /* Fills its hooks (hooks->ctx is set to state by the caller). */
+    void (*install)(void *state, gpuest_sim_hooks_t *hooks);
+    /* Appends its statistics to out (at most max); returns how many. */
+    size_t (*stats)(void *state, gpuest_technique_stat_t *out, size_t max);
+    void (*destroy)(void *state);
+} gpuest_technique_t;
+
+extern const gpuest_technique_t *const gpuest_techniques[]; /* NULL-terminated */
+/* "compression, ...", made from the registry. */
+const char *gpuest_technique_names(void);
+
+/* Checks every technique's keys, and that every active technique supports all of
+ * `modes`; errors name the key (GPUEST_EUNSUPPORTED / GPUEST_EINVAL: exit code 2). */
+gpuest_err gpuest_technique_validate(const gpuest_config_t *cfg, unsigned modes, gpuest_error_t *err);
+
+/* The active techniques of one run. */
+typedef struct gpuest_technique_set_s gpuest_technique_set_t;
+
+/* Creates every active technique and installs its hooks into *hooks (which
+ * must start without hooks). At most one active technique may hook the
+ * simulator for now. Free with gpuest_technique_set_destroy (NULL-safe), also after
+ * an error. */
+gpuest_err gpuest_technique_set_create(const gpuest_technique_env_t *env, gpuest_sim_hooks_t *hooks,
+                                       gpuest_technique_set_t **out, gpuest_error_t *err);
+void gpuest_technique_set_destroy(gpuest_technique_set_t *set);
+/* Statistics of every active technique, in registry order; returns how many. */
+size_t gpuest_technique_set_stats(gpuest_technique_set_t *set, gpuest_technique_stat_t *out, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

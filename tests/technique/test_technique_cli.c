@@ -1,0 +1,81 @@
+/* test_technique_cli.c: techniques as a user meets them: `gpuest simulate --set technique.compression=X`
+ * changes what the run prints for every algorithm; a technique the command cannot run exits 2. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compress/compress.h"
+#include "run_program.h"
+
+static char out[1 << 16];
+
+/* IPC, AMAT, MC stall ratio and reply flits of the "total" row of the simulate table
+ * (columns: kernel cycles winst ipc l1_miss amat req mem reply stall req_fl rep_fl loc960). */
+typedef struct {
+    char ipc[32], amat[32], stall[32], rep_fl[32];
+} total_t;
+
+static void total_row(total_t *t)
+{
+    const char *p = strstr(out, "\ntotal");
+    assert_non_null(p);
+    char f[13][32];
+    assert_int_equal(sscanf(p + 1, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s", f[0], f[1],
+                            f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12]),
+                     13);
+    snprintf(t->ipc, sizeof t->ipc, "%s", f[3]);
+    snprintf(t->amat, sizeof t->amat, "%s", f[5]);
+    snprintf(t->stall, sizeof t->stall, "%s", f[9]);
+    snprintf(t->rep_fl, sizeof t->rep_fl, "%s", f[11]);
+}
+
+/* wordcount's first 40000 warp instructions keep fermi's MC NI stalled most of the time
+ * (ratio 0.78), so every algorithm must move all four figures. */
+#define RUN "simulate --preset fermi --workload wordcount --scale small --max-instructions 40000"
+
+static void test_every_algorithm_changes_the_run(void **state)
+{
+    (void)state;
+    char args[512];
+    total_t base, t;
+    assert_int_equal(run_gpuest(RUN, out, sizeof out), 0);
+    total_row(&base);
+    assert_true(atof(base.stall) > 0.1);
+    for (size_t i = 0; gpuest_compress_algos[i]; i++) {
+        const char *name = gpuest_compress_algos[i]->name;
+        if (strcmp(name, "none") == 0)
+            continue;
+        snprintf(args, sizeof args, RUN " --set technique.compression=%s", name);
+        assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+        assert_non_null(strstr(out, "technique compression.rate = "));
+        total_row(&t);
+        if (!strcmp(t.ipc, base.ipc) || !strcmp(t.amat, base.amat) || !strcmp(t.stall, base.stall) ||
+            !strcmp(t.rep_fl, base.rep_fl))
+            fail_msg("compression=%s left a figure as the baseline's: ipc %s/%s amat %s/%s stall %s/%s reply "
+                     "flits %s/%s", name, t.ipc, base.ipc, t.amat, base.amat, t.stall, base.stall, t.rep_fl,
+                     base.rep_fl);
+    }
+}
+
+static void test_unsupported_command_exits_2(void **state)
+{
+    (void)state;
+    int rc = run_gpuest("run --preset fermi --workload bfs --scale tiny --set technique.compression=bdi", out,
+                        sizeof out);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(out, "technique.compression"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_algorithm_changes_the_run),
+        cmocka_unit_test(test_unsupported_command_exits_2),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
