@@ -33,6 +33,7 @@ cmake --build "$build" -j2 --target "fuzz_$target" >/dev/null
 mkdir -p "$build/corpus/$target" "$build/findings/$target"
 # -rss_limit_mb: libFuzzer's default budget; the targets lower gpuest's own memory limit below it.
 # -timeout: one input taking longer than this is a finding (a hang).
+export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 exec nice -n 10 "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/findings/$target/" "$@" \
     "$build/corpus/$target" "tests/fuzz/corpus/$target"

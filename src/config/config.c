@@ -257,8 +257,11 @@ static int check_section_header(ini_load_state *st, const char *line)
     if (*line != '[')
         return 1;
     const char *end = strchr(line + 1, ']');
-    if (!end)
-        return 1; /* inih reports the malformed line */
+    if (!end) {
+        st->status = gpuest_fail(st->err, GPUEST_EPARSE, "%s:%d: malformed line (expected '[section]')", st->origin,
+                                 st->line);
+        return 0;
+    }
     char name[64];
     size_t len = (size_t)(end - line - 1);
     if (len >= sizeof name)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lzma.h>
 
@@ -16,7 +17,7 @@
 #define AS_MAX_LINE 65536
 /* Memory the xz decoder may use (xz -9 needs 65 MiB); a stream asking for more is rejected. */
 #define AS_XZ_MEMLIMIT (UINT64_C(256) << 20)
-#define AS_CHUNK 65536
+#define AS_CHUNK 16384
 
 /* A trace file read line by line, plain or xz-compressed (decoded in process with liblzma, so a
  * truncated or damaged .xz is an error, never a silently shorter trace). */
@@ -122,7 +123,7 @@ static size_t as_fill(as_file_t *f)
         if (r == LZMA_STREAM_END) {
             f->zs_end = 1;
         } else if (r != LZMA_OK) {
-            f->status = gpuest_fail(f->err, GPUEST_ECORRUPT, "%s:%zu: xz: %s (after this line)", f->path, f->line,
+            f->status = gpuest_fail(f->err, GPUEST_ECORRUPT, "%s:%zu: xz: %s (while reading this line)", f->path, f->line + 1,
                                     xz_problem(r));
             return 0;
         }
@@ -521,7 +522,11 @@ gpuest_err gpuest_workload_open_accelsim(const char *dir, gpuest_workload_t **ou
         } else if (starts(s, "kernel-")) {
             char kpath[8192];
             snprintf(kpath, sizeof kpath, "%s/%s", dir, s);
-            rc = read_kernel(t, kpath, err);
+            if (access(kpath, R_OK) != 0)
+                rc = gpuest_fail(err, GPUEST_EINVAL, "%s:%zu: names %s, which cannot be opened: %s", path, f->line,
+                                 kpath, strerror(errno));
+            else
+                rc = read_kernel(t, kpath, err);
         }
         /* any other command (cudaMalloc, MemcpyDtoH, ...) is ignored, as Accel-Sim does */
     }

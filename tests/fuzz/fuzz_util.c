@@ -107,7 +107,7 @@ void fuzz_check_error(const char *target, gpuest_err rc, const gpuest_error_t *e
                      gpuest_errname(err->code), err->msg);
     for (size_t i = 0; names[i]; i++) {
         size_t n = strlen(names[i]);
-        if (strncmp(err->msg, names[i], n) == 0 && (err->msg[n] == ':' || err->msg[n] == '\0'))
+        if (strncmp(err->msg, names[i], n) == 0 && (err->msg[n] == ':' || err->msg[n] == ' ' || err->msg[n] == '\0'))
             return;
     }
     fuzz_finding(target, "the message does not start with the input's name (%s): %s", names[0], err->msg);
