@@ -356,6 +356,14 @@ gpuest_err gpuest_noc_booksim_load(const char *path, gpuest_noc_booksim_t *out, 
     unsigned char *data = NULL;
     size_t size = 0;
     GPUEST_TRY(gpuest_read_file(path, &data, &size, err));
+    const unsigned char *nul = memchr(data, '\0', size);
+    if (nul) { /* the text would end there silently */
+        int line = 1;
+        for (const unsigned char *p = data; p < nul; p++)
+            line += *p == '\n';
+        free(data);
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: binary data (a NUL byte) in a BookSim file", path, line);
+    }
     gpuest_err rc = gpuest_noc_booksim_parse((const char *)data, path, out, err);
     free(data);
     return rc;

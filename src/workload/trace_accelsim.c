@@ -175,7 +175,11 @@ static char *as_getline(as_file_t *f)
     f->buf[n] = '\0';
     f->line++;
     char *s = f->buf;
-    n = strlen(s); /* a NUL byte ends the line's text */
+    if (strlen(s) != n) { /* the line's text would end there silently */
+        f->status = gpuest_fail(f->err, GPUEST_EPARSE, "%s:%zu: binary data (a NUL byte) in a trace line", f->path,
+                                f->line);
+        return NULL;
+    }
     while (n > 0 && isspace((unsigned char)s[n - 1]))
         s[--n] = '\0';
     while (*s && isspace((unsigned char)*s))

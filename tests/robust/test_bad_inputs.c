@@ -130,6 +130,25 @@ static void make_long_ini_line(const char *dir)
 
 static void make_nul_ini(const char *dir) { write_file(dir, "bad.ini", "[core]\nnum_\0sms = 2\n", 20); }
 
+static void make_nul_booksim(const char *dir)
+{
+    static const char text[] = B_HEAD "k = 4;\0 k = 40;\n";
+    write_file(dir, "net.cfg", text, sizeof text - 1);
+}
+
+static void make_nul_trace(const char *dir)
+{
+    static const char text[] = K_HEAD("(1,1,1)", "(32,1,1)") K_TB("1") "0008 ffffffff 1 R1 MOV 0 0\0 junk\n#END_TB\n";
+    write_file(dir, "tr/kernelslist.g", K_LIST, strlen(K_LIST));
+    write_file(dir, "tr/kernel-1.traceg", text, sizeof text - 1);
+}
+
+static void make_nul_csv(const char *dir)
+{
+    static const char text[] = C_HEAD C_KERNEL "inst,0,0,0,8,alu\0x,0,ffffffff,\n";
+    write_file(dir, "t.csv", text, sizeof text - 1);
+}
+
 static void make_long_booksim_line(const char *dir)
 {
     char text[3000];
@@ -271,6 +290,7 @@ static const bad_case cases[] = {
     {"net.cfg", B_HEAD "injection_rate = nan;\n", NULL, NULL, NULL, NOC, "net.cfg:3:", "expected a number"},
     {"net.cfg", B_HEAD "n = 3;\n", NULL, NULL, NULL, NOC, "net.cfg:3:", "2 (2D mesh)"},
     {NULL, NULL, NULL, NULL, make_long_booksim_line, NOC, "net.cfg:3:", "line longer than"},
+    {NULL, NULL, NULL, NULL, make_nul_booksim, NOC, "net.cfg:3:", "NUL byte"},
     /* Accel-Sim traces */
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", K_HEAD("(1,1,1)", "(32,1,1)") K_TB("1000000000000") K_INSTS,
      NULL, TRACE, "kernel-1.traceg:11:", "memory limit"},
@@ -299,6 +319,7 @@ static const bad_case cases[] = {
      "kernelslist.g:2:", "cannot be opened"},
     {NULL, NULL, NULL, NULL, make_many_fields_trace, TRACE, "kernel-1.traceg:12:", "more than 160 fields"},
     {NULL, NULL, NULL, NULL, make_huge_line_trace, TRACE, "kernel-1.traceg:12:", "limit of 65536 bytes"},
+    {NULL, NULL, NULL, NULL, make_nul_trace, TRACE, "kernel-1.traceg:12:", "NUL byte"},
     /* Accel-Sim traces compressed with xz */
     {NULL, NULL, NULL, NULL, make_truncated_xz, TRACE, "kernel-1.traceg.xz:*", "truncated"},
     {NULL, NULL, NULL, NULL, make_corrupt_xz, TRACE, "kernel-1.traceg.xz:*", "xz:"},
@@ -317,6 +338,7 @@ static const bad_case cases[] = {
      "one hex address per active lane"},
     {"t.csv", C_HEAD C_KERNEL "inst,0,0,0,8,\"alu\"x,0,ffffffff,\n", NULL, NULL, NULL, CSVT, "t.csv:4:", "malformed CSV"},
     {NULL, NULL, NULL, NULL, make_many_fields_csv, CSVT, "t.csv:4:", "limit of 4096 fields"},
+    {NULL, NULL, NULL, NULL, make_nul_csv, CSVT, "t.csv:4:", "NUL byte"},
     {"t.csv", C_VALID, "t.img", "0123456789", NULL, CSVT " --image @/t.img", "t.img:", "the trace's allocations need 256"},
     /* FANN models and their scaling files */
     {NULL, NULL, NULL, NULL, make_model_bad_layers, PREDICT, "approx-atax.net:2:", "num_layers="},
