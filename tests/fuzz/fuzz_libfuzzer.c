@@ -4,4 +4,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return GPUEST_FUZZ_FN(data, size); }
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return GPUEST_FUZZ_FN(data, size);
+}

@@ -23,7 +23,10 @@ static const target_t targets[] = {
 #undef GPUEST_FUZZ_ENTRY
 };
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static int run_file(const target_t *t, const char *path)
 {

@@ -20,10 +20,10 @@ int gpuest_fuzz_ini(const uint8_t *data, size_t size)
     if (rc != GPUEST_OK)
         return 0;
     rc = gpuest_config_validate(&cfg, &err);
-    if (rc != GPUEST_OK)
-    {
+    if (rc != GPUEST_OK) {
         if (gpuest_exit_code(rc) != 2)
-            fuzz_finding("ini", "validation reported %s (exit status %d): %s", gpuest_errname(rc), gpuest_exit_code(rc), err.msg);
+            fuzz_finding("ini", "validation reported %s (exit status %d): %s", gpuest_errname(rc), gpuest_exit_code(rc),
+                         err.msg);
         return 0; /* cross-field errors name the key and, where one key is to blame, its file:line */
     }
     /* print + reload gives the same machine */

@@ -36,8 +36,7 @@ int gpuest_fuzz_learn_model(const uint8_t *data, size_t size)
     /* The caller's expected shape: the one the scaling file declares (4 x 5 without one). */
     unsigned n_in = 4, n_out = 5;
     const char *shape = strstr(scale, "shape,,");
-    if (!shape || sscanf(shape, "shape,,%u,%u", &n_in, &n_out) != 2 || n_in < 1 || n_in > 64 || n_out < 1 ||
-        n_out > 64)
+    if (!shape || sscanf(shape, "shape,,%u,%u", &n_in, &n_out) != 2 || n_in < 1 || n_in > 64 || n_out < 1 || n_out > 64)
         n_in = 4, n_out = 5;
     const char *scale_path = fuzz_write(0, "model.scale.csv", scale, strlen(scale));
     const char *net_path = fuzz_write(1, "model.net", net, net_len);

@@ -128,7 +128,10 @@ static void make_long_ini_line(const char *dir)
     write_file(dir, "bad.ini", text, 511);
 }
 
-static void make_nul_ini(const char *dir) { write_file(dir, "bad.ini", "[core]\nnum_\0sms = 2\n", 20); }
+static void make_nul_ini(const char *dir)
+{
+    write_file(dir, "bad.ini", "[core]\nnum_\0sms = 2\n", 20);
+}
 
 static void make_nul_booksim(const char *dir)
 {
@@ -184,9 +187,8 @@ static void make_huge_line_trace(const char *dir)
 static size_t xz_encode(const char *text, uint8_t *buf, size_t cap)
 {
     size_t n = 0;
-    assert_int_equal(lzma_easy_buffer_encode(0, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text, strlen(text), buf, &n,
-                                             cap),
-                     LZMA_OK);
+    assert_int_equal(
+        lzma_easy_buffer_encode(0, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text, strlen(text), buf, &n, cap), LZMA_OK);
     return n;
 }
 
@@ -212,7 +214,10 @@ static void make_corrupt_xz(const char *dir)
     write_xz_trace(dir, buf, n);
 }
 
-static void make_not_xz(const char *dir) { write_xz_trace(dir, (const uint8_t *)K_VALID, strlen(K_VALID)); }
+static void make_not_xz(const char *dir)
+{
+    write_xz_trace(dir, (const uint8_t *)K_VALID, strlen(K_VALID));
+}
 
 static void make_xz_with_bad_line(const char *dir)
 {
@@ -232,19 +237,43 @@ static void make_many_fields_csv(const char *dir)
     write_file(dir, "t.csv", text, strlen(text));
 }
 
-static void make_model_bad_layers(const char *dir) { write_model(dir, "num_layers=3", "num_layers=300", NULL, NULL); }
+static void make_model_bad_layers(const char *dir)
+{
+    write_model(dir, "num_layers=3", "num_layers=300", NULL, NULL);
+}
 static void make_model_bad_connection(const char *dir)
 {
-    write_model(dir, "connections (connected_to_neuron, weight)=(0,", "connections (connected_to_neuron, weight)=(99999,",
-                NULL, NULL);
+    write_model(dir, "connections (connected_to_neuron, weight)=(0,",
+                "connections (connected_to_neuron, weight)=(99999,", NULL, NULL);
 }
-static void make_model_bad_activation(const char *dir) { write_model(dir, "(5, 5, ", "(5, 77, ", NULL, NULL); }
-static void make_model_bad_sizes(const char *dir) { write_model(dir, "layer_sizes=5 17 6", "layer_sizes=5 99999 6", NULL, NULL); }
-static void make_model_too_many_inputs(const char *dir) { write_model(dir, "(5, 5, ", "(40, 5, ", NULL, NULL); }
-static void make_scale_bad_shape(const char *dir) { write_model(dir, NULL, NULL, "shape,,4,5", "shape,,4,6"); }
-static void make_scale_bad_header(const char *dir) { write_model(dir, NULL, NULL, "kind,name,a,b", "kind,name,a"); }
-static void make_scale_bad_range(const char *dir) { write_model(dir, NULL, NULL, "input,1,0,0", "input,1,1,0"); }
-static void make_scale_bad_row(const char *dir) { write_model(dir, NULL, NULL, "meta,margin,1,", "metadata,margin,1,"); }
+static void make_model_bad_activation(const char *dir)
+{
+    write_model(dir, "(5, 5, ", "(5, 77, ", NULL, NULL);
+}
+static void make_model_bad_sizes(const char *dir)
+{
+    write_model(dir, "layer_sizes=5 17 6", "layer_sizes=5 99999 6", NULL, NULL);
+}
+static void make_model_too_many_inputs(const char *dir)
+{
+    write_model(dir, "(5, 5, ", "(40, 5, ", NULL, NULL);
+}
+static void make_scale_bad_shape(const char *dir)
+{
+    write_model(dir, NULL, NULL, "shape,,4,5", "shape,,4,6");
+}
+static void make_scale_bad_header(const char *dir)
+{
+    write_model(dir, NULL, NULL, "kind,name,a,b", "kind,name,a");
+}
+static void make_scale_bad_range(const char *dir)
+{
+    write_model(dir, NULL, NULL, "input,1,0,0", "input,1,1,0");
+}
+static void make_scale_bad_row(const char *dir)
+{
+    write_model(dir, NULL, NULL, "meta,margin,1,", "metadata,margin,1,");
+}
 
 /* ------------------------------------------------------------ the cases */
 
@@ -253,10 +282,10 @@ typedef void (*make_fn)(const char *dir);
 typedef struct {
     const char *file1, *text1; /* input files (relative to the case folder) */
     const char *file2, *text2;
-    make_fn make;              /* or inputs made by code */
-    const char *args;          /* gpuest arguments; '@' stands for the case folder */
-    const char *where;         /* "file:line" the message must contain ('*' after the colon: any line) */
-    const char *what;          /* and the explanation */
+    make_fn make;      /* or inputs made by code */
+    const char *args;  /* gpuest arguments; '@' stands for the case folder */
+    const char *where; /* "file:line" the message must contain ('*' after the colon: any line) */
+    const char *what;  /* and the explanation */
 } bad_case;
 
 #define PREDICT "approx predict --app atax --size 256 --max-error 0.1 --model-dir @/m"
@@ -268,8 +297,8 @@ typedef struct {
 static const bad_case cases[] = {
     /* INI configuration */
     {"bad.ini", "[cache]\nassoc = 4\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:1:", "unknown section [cache]"},
-    {"bad.ini", "; machine\n\n[l1]\nassoc = 4\n[bogus]\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:5:",
-     "unknown section [bogus]"},
+    {"bad.ini", "; machine\n\n[l1]\nassoc = 4\n[bogus]\n", NULL, NULL, NULL, CHECK_INI,
+     "bad.ini:5:", "unknown section [bogus]"},
     {"bad.ini", "[l1]\nsize_byte = 1024\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:2:", "did you mean 'l1.size_bytes'"},
     {"bad.ini", "[core]\nnum_sms = 1000000000\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:2:", "allowed 1..1024"},
     {"bad.ini", "[l1]\nassoc = four\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:2:", "not an integer"},
@@ -278,8 +307,8 @@ static const bad_case cases[] = {
     {"bad.ini", "[core]\nclock_mhz = nan\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:2:", "not a number"},
     {NULL, NULL, NULL, NULL, make_long_ini_line, CHECK_INI, "bad.ini:2:", "line longer than"},
     {NULL, NULL, NULL, NULL, make_nul_ini, CHECK_INI, "bad.ini:2:", "NUL byte"},
-    {"bad.ini", "[noc]\nk = 4\n[preset]\nname = mesh56\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:4:",
-     "must come before"},
+    {"bad.ini", "[noc]\nk = 4\n[preset]\nname = mesh56\n", NULL, NULL, NULL, CHECK_INI,
+     "bad.ini:4:", "must come before"},
     {"bad.ini", "[preset]\nname = kepler\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:2:", "valid presets"},
     /* BookSim configuration */
     {"net.cfg", "topology = mesh;\nk = 8\n", NULL, NULL, NULL, NOC, "net.cfg:2:", "expected 'key = value;'"},
@@ -294,22 +323,23 @@ static const bad_case cases[] = {
     /* Accel-Sim traces */
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", K_HEAD("(1,1,1)", "(32,1,1)") K_TB("1000000000000") K_INSTS,
      NULL, TRACE, "kernel-1.traceg:11:", "memory limit"},
-    {"tr/kernelslist.g", "MemcpyHtoD,0x1000,100000000000000000\nkernel-1.traceg\n", "tr/kernel-1.traceg", K_VALID,
-     NULL, TRACE, "kernelslist.g:1:", "memory limit"},
-    {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", K_HEAD("(100000,100000,1)", "(32,1,1)") K_TB("3") K_INSTS,
-     NULL, TRACE, "kernel-1.traceg:7:", "grid of 10000000000 CTAs"},
+    {"tr/kernelslist.g", "MemcpyHtoD,0x1000,100000000000000000\nkernel-1.traceg\n", "tr/kernel-1.traceg", K_VALID, NULL,
+     TRACE, "kernelslist.g:1:", "memory limit"},
+    {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", K_HEAD("(100000,100000,1)", "(32,1,1)") K_TB("3") K_INSTS, NULL,
+     TRACE, "kernel-1.traceg:7:", "grid of 10000000000 CTAs"},
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", K_HEAD("(1,1,1)", "(2048,1,1)") K_TB("3") K_INSTS, NULL, TRACE,
      "kernel-1.traceg:7:", "block of 2048 threads"},
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", "-kernel name = k\n-block dim = (32,1,1)\n\n#BEGIN_TB\n", NULL,
      TRACE, "kernel-1.traceg:4:", "lacks '-grid dim'"},
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg",
-     K_HEAD("(1,1,1)", "(32,1,1)") K_TB("2") "0008 zzzz 1 R1 MOV 0 0\n", NULL, TRACE, "kernel-1.traceg:12:",
-     "field 'mask'"},
+     K_HEAD("(1,1,1)", "(32,1,1)") K_TB("2") "0008 zzzz 1 R1 MOV 0 0\n", NULL, TRACE,
+     "kernel-1.traceg:12:", "field 'mask'"},
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg",
-     K_HEAD("(1,1,1)", "(32,1,1)") "#BEGIN_TB\nthread block = 0,0,0\nwarp = 5\n", NULL, TRACE, "kernel-1.traceg:10:",
-     "warp index inside the block"},
-    {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", K_HEAD("(1,1,1)", "(32,1,1)") "#BEGIN_TB\nthread block = 2,0,0\n",
-     NULL, TRACE, "kernel-1.traceg:9:", "inside the grid"},
+     K_HEAD("(1,1,1)", "(32,1,1)") "#BEGIN_TB\nthread block = 0,0,0\nwarp = 5\n", NULL, TRACE,
+     "kernel-1.traceg:10:", "warp index inside the block"},
+    {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg",
+     K_HEAD("(1,1,1)", "(32,1,1)") "#BEGIN_TB\nthread block = 2,0,0\n", NULL, TRACE,
+     "kernel-1.traceg:9:", "inside the grid"},
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg", K_HEAD("(1,1,1)", "(32,1,1)") K_TB("3") K_INSTS, NULL, TRACE,
      "kernel-1.traceg:14:", "ends inside a thread block"},
     {"tr/kernelslist.g", K_LIST, "tr/kernel-1.traceg",
@@ -327,19 +357,22 @@ static const bad_case cases[] = {
     {NULL, NULL, NULL, NULL, make_xz_with_bad_line, TRACE, "kernel-1.traceg.xz:12:", "field 'mask'"},
     /* native CSV traces */
     {"t.csv", "gpuest_trace,2\n", NULL, NULL, NULL, CSVT, "t.csv:1:", "gpuest_trace,1"},
-    {"t.csv", "gpuest_trace,1\nalloc,A,0x1000,1000000000000,fp32,0\n" C_KERNEL, NULL, NULL, NULL, CSVT, "t.csv:2:",
-     "memory limit"},
+    {"t.csv", "gpuest_trace,1\nalloc,A,0x1000,1000000000000,fp32,0\n" C_KERNEL, NULL, NULL, NULL, CSVT,
+     "t.csv:2:", "memory limit"},
     {"t.csv", C_HEAD "kernel,0,k,1,1,1,64,32,1,0,8\n", NULL, NULL, NULL, CSVT, "t.csv:3:", "at most 1024 threads"},
     {"t.csv", C_HEAD "alloc,B,0x1080,16,fp32,0\n", NULL, NULL, NULL, CSVT, "t.csv:3:", "overlaps"},
     {"t.csv", C_HEAD "kernel,1,k,1,1,1,32,1,1,0,8\n", NULL, NULL, NULL, CSVT, "t.csv:3:", "the next launch number"},
     {"t.csv", C_HEAD C_KERNEL "inst,0,1,0,8,alu,0,ffffffff,\n", NULL, NULL, NULL, CSVT, "t.csv:4:", "field 'cta'"},
-    {"t.csv", C_HEAD C_KERNEL "inst,0,0,0,8,multiply,0,ffffffff,\n", NULL, NULL, NULL, CSVT, "t.csv:4:", "field 'kind'"},
-    {"t.csv", C_HEAD C_KERNEL "inst,0,0,0,8,load,4,00000003,0x1000\n", NULL, NULL, NULL, CSVT, "t.csv:4:",
-     "one hex address per active lane"},
-    {"t.csv", C_HEAD C_KERNEL "inst,0,0,0,8,\"alu\"x,0,ffffffff,\n", NULL, NULL, NULL, CSVT, "t.csv:4:", "malformed CSV"},
+    {"t.csv", C_HEAD C_KERNEL "inst,0,0,0,8,multiply,0,ffffffff,\n", NULL, NULL, NULL, CSVT,
+     "t.csv:4:", "field 'kind'"},
+    {"t.csv", C_HEAD C_KERNEL "inst,0,0,0,8,load,4,00000003,0x1000\n", NULL, NULL, NULL, CSVT,
+     "t.csv:4:", "one hex address per active lane"},
+    {"t.csv", C_HEAD C_KERNEL "inst,0,0,0,8,\"alu\"x,0,ffffffff,\n", NULL, NULL, NULL, CSVT,
+     "t.csv:4:", "malformed CSV"},
     {NULL, NULL, NULL, NULL, make_many_fields_csv, CSVT, "t.csv:4:", "limit of 4096 fields"},
     {NULL, NULL, NULL, NULL, make_nul_csv, CSVT, "t.csv:4:", "NUL byte"},
-    {"t.csv", C_VALID, "t.img", "0123456789", NULL, CSVT " --image @/t.img", "t.img:", "the trace's allocations need 256"},
+    {"t.csv", C_VALID, "t.img", "0123456789", NULL, CSVT " --image @/t.img",
+     "t.img:", "the trace's allocations need 256"},
     /* FANN models and their scaling files */
     {NULL, NULL, NULL, NULL, make_model_bad_layers, PREDICT, "approx-atax.net:2:", "num_layers="},
     {NULL, NULL, NULL, NULL, make_model_bad_sizes, PREDICT, "approx-atax.net:33:", "one size 1..4096 per layer"},
