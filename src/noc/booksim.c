@@ -160,8 +160,9 @@ static gpuest_err parse_traffic(const ctx_t *x, gpuest_noc_booksim_t *b, const c
         /* nodes are mesh node numbers (k <= 32), weights non-negative: checked before any conversion */
         for (int i = 0; i < nn; i++)
             if (!(nodes[i] >= 0 && nodes[i] < 32 * 32) || nodes[i] != (double)(int)nodes[i])
-                return gpuest_fail(x->err, GPUEST_EPARSE, "%s:%d: traffic = %s: hot node %g is not a node number 0..1023",
-                                   x->origin, x->line, v, nodes[i]);
+                return gpuest_fail(x->err, GPUEST_EPARSE,
+                                   "%s:%d: traffic = %s: hot node %g is not a node number 0..1023", x->origin, x->line,
+                                   v, nodes[i]);
         for (int i = 0; i < nr; i++)
             if (!(rates[i] >= 0 && rates[i] <= 1e9))
                 return gpuest_fail(x->err, GPUEST_EPARSE, "%s:%d: traffic = %s: hot weight %g is not in 0..1e9",

@@ -123,8 +123,8 @@ static size_t as_fill(as_file_t *f)
         if (r == LZMA_STREAM_END) {
             f->zs_end = 1;
         } else if (r != LZMA_OK) {
-            f->status = gpuest_fail(f->err, GPUEST_ECORRUPT, "%s:%zu: xz: %s (while reading this line)", f->path, f->line + 1,
-                                    xz_problem(r));
+            f->status = gpuest_fail(f->err, GPUEST_ECORRUPT, "%s:%zu: xz: %s (while reading this line)", f->path,
+                                    f->line + 1, xz_problem(r));
             return 0;
         }
         if (f->blk_len > 0)
