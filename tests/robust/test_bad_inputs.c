@@ -172,16 +172,21 @@ static void make_many_fields_trace(const char *dir)
     write_file(dir, "tr/kernel-1.traceg", text, strlen(text));
 }
 
-/* A line of 100000 characters (the limit is 65536). */
+/* An instruction line of a million fields (3 MB; lines are limited to 65536 bytes). */
 static void make_huge_line_trace(const char *dir)
 {
-    static char text[120000];
-    snprintf(text, sizeof text, "%s", K_HEAD("(1,1,1)", "(32,1,1)") K_TB("1") "0008 ffffffff 1 R1 MOV 0");
-    size_t n = strlen(text);
-    memset(text + n, ' ', 100000);
-    strcpy(text + n + 100000, "0\n#END_TB\n");
+    static const char head[] = K_HEAD("(1,1,1)", "(32,1,1)") K_TB("1") "0008 ffffffff 1 R1 MOV 999999";
+    size_t cap = sizeof head + 3000000 + 32;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    memcpy(text, head, sizeof head - 1);
+    char *p = text + sizeof head - 1;
+    for (int i = 0; i < 999999; i++, p += 3)
+        memcpy(p, " R1", 3);
+    strcpy(p, " 0\n#END_TB\n");
     write_file(dir, "tr/kernelslist.g", K_LIST, strlen(K_LIST));
     write_file(dir, "tr/kernel-1.traceg", text, strlen(text));
+    free(text);
 }
 
 static size_t xz_encode(const char *text, uint8_t *buf, size_t cap)
@@ -226,15 +231,20 @@ static void make_xz_with_bad_line(const char *dir)
     write_xz_trace(dir, buf, n);
 }
 
-/* An inst record with 5000 fields (the CSV reader takes at most 4096). */
+/* An inst record of a million fields (2 MB; the CSV reader stores at most 4096 of a record). */
 static void make_many_fields_csv(const char *dir)
 {
-    static char text[20000];
-    snprintf(text, sizeof text, "%s", C_HEAD C_KERNEL "inst");
-    for (int i = 0; i < 5000; i++)
-        strcat(text, ",0");
-    strcat(text, "\n");
+    static const char head[] = C_HEAD C_KERNEL "inst";
+    size_t cap = sizeof head + 2000000 + 8;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    memcpy(text, head, sizeof head - 1);
+    char *p = text + sizeof head - 1;
+    for (int i = 0; i < 999999; i++, p += 2)
+        memcpy(p, ",0", 2);
+    strcpy(p, "\n");
     write_file(dir, "t.csv", text, strlen(text));
+    free(text);
 }
 
 static void make_model_bad_layers(const char *dir)
