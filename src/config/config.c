@@ -258,8 +258,8 @@ static int check_section_header(ini_load_state *st, const char *line)
         return 1;
     const char *end = strchr(line + 1, ']');
     if (!end) {
-        st->status = gpuest_fail(st->err, GPUEST_EPARSE, "%s:%d: malformed line (expected '[section]')", st->origin,
-                                 st->line);
+        st->status =
+            gpuest_fail(st->err, GPUEST_EPARSE, "%s:%d: malformed line (expected '[section]')", st->origin, st->line);
         return 0;
     }
     char name[64];
@@ -288,8 +288,8 @@ static char *read_line(char *str, int num, void *stream)
     size_t len = nl ? (size_t)(nl - st->text) + 1 : strlen(st->text);
     st->line++;
     if (len >= (size_t)num) {
-        st->status = gpuest_fail(st->err, GPUEST_EPARSE, "%s:%d: line longer than %d characters", st->origin, st->line,
-                                 num - 2);
+        st->status =
+            gpuest_fail(st->err, GPUEST_EPARSE, "%s:%d: line longer than %d characters", st->origin, st->line, num - 2);
         return NULL;
     }
     memcpy(str, st->text, len);

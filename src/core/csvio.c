@@ -86,8 +86,8 @@ static void on_field(void *data, size_t len, void *p)
         st->line = st->cur_line;
     }
     if (memchr(data, '\0', len)) { /* the field's text would end there silently */
-        st->status = gpuest_fail(st->err, GPUEST_EPARSE, "%s:%zu: binary data (a NUL byte) in a field", st->path,
-                                 st->line);
+        st->status =
+            gpuest_fail(st->err, GPUEST_EPARSE, "%s:%zu: binary data (a NUL byte) in a field", st->path, st->line);
         return;
     }
     if (st->nfields == GPUEST_CSV_MAX_FIELDS) {

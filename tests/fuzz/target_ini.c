@@ -21,10 +21,11 @@ int gpuest_fuzz_ini(const uint8_t *data, size_t size)
         return 0;
     rc = gpuest_config_validate(&cfg, &err);
     if (rc != GPUEST_OK) {
-        if (gpuest_exit_code(rc) != 2)
-            fuzz_finding("ini", "validation reported %s (exit status %d): %s", gpuest_errname(rc), gpuest_exit_code(rc),
-                         err.msg);
-        return 0; /* cross-field errors name the key and, where one key is to blame, its file:line */
+        /* cross-field errors name where the key to blame got its value: this file's line, or the
+         * preset the machine started from */
+        const char *origins[] = {path, "preset", NULL};
+        fuzz_check_error("ini", rc, &err, origins);
+        return 0;
     }
     /* print + reload gives the same machine */
     char *text = NULL;

@@ -320,6 +320,9 @@ static const bad_case cases[] = {
     {"bad.ini", "[noc]\nk = 4\n[preset]\nname = mesh56\n", NULL, NULL, NULL, CHECK_INI,
      "bad.ini:4:", "must come before"},
     {"bad.ini", "[preset]\nname = kepler\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:2:", "valid presets"},
+    /* cross-field checks name the line that changed either side */
+    {"bad.ini", "; wider lines\n[l1]\nline_bytes = 512\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:3:", "must divide"},
+    {"bad.ini", "[dram]\ntRAS = 200\n", NULL, NULL, NULL, CHECK_INI, "bad.ini:2:", "at least tRAS + tRP"},
     /* BookSim configuration */
     {"net.cfg", "topology = mesh;\nk = 8\n", NULL, NULL, NULL, NOC, "net.cfg:2:", "expected 'key = value;'"},
     {"net.cfg", "// ring\ntopology = torus;\n", NULL, NULL, NULL, NOC, "net.cfg:2:", "supported: mesh"},
