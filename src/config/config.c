@@ -249,24 +249,54 @@ typedef struct {
     gpuest_err status;
 } ini_load_state;
 
-/* inih reader: hands out one line at a time so the handler knows its line. */
+/* A "[name]" header on this line: checks the name here, where the header's own line is known (inih
+ * reports sections only with their first key, and not at all when they hold none). */
+static int check_section_header(ini_load_state *st, const char *line)
+{
+    while (*line == ' ' || *line == '\t' || *line == '\r')
+        line++;
+    if (*line != '[')
+        return 1;
+    const char *end = strchr(line + 1, ']');
+    if (!end) {
+        st->status =
+            gpuest_fail(st->err, GPUEST_EPARSE, "%s:%d: malformed line (expected '[section]')", st->origin, st->line);
+        return 0;
+    }
+    char name[64];
+    size_t len = (size_t)(end - line - 1);
+    if (len >= sizeof name)
+        len = sizeof name - 1;
+    memcpy(name, line + 1, len);
+    name[len] = '\0';
+    if (known_section(name))
+        return 1;
+    char sections[256];
+    list_names(sections, sizeof sections, config_sections);
+    st->status = gpuest_fail(st->err, GPUEST_ENOKEY, "%s:%d: unknown section [%s] (valid sections: %s)", st->origin,
+                             st->line, name, sections);
+    return 0;
+}
+
+/* inih reader: hands out one line at a time so the handler knows its line. A line longer than
+ * inih's buffer is refused here: inih would split it and count the pieces as lines. */
 static char *read_line(char *str, int num, void *stream)
 {
     ini_load_state *st = stream;
-    if (!st->text || *st->text == '\0')
+    if (st->status != GPUEST_OK || !st->text || *st->text == '\0')
         return NULL;
     const char *nl = strchr(st->text, '\n');
     size_t len = nl ? (size_t)(nl - st->text) + 1 : strlen(st->text);
-    if (len >= (size_t)num)
-        len = (size_t)num - 1;
+    st->line++;
+    if (len >= (size_t)num) {
+        st->status =
+            gpuest_fail(st->err, GPUEST_EPARSE, "%s:%d: line longer than %d characters", st->origin, st->line, num - 2);
+        return NULL;
+    }
     memcpy(str, st->text, len);
     str[len] = '\0';
     st->text += len;
-    if (len > 0 && str[len - 1] == '\n')
-        st->line++;
-    else if (*st->text == '\0')
-        st->line++;
-    return str;
+    return check_section_header(st, str) ? str : NULL;
 }
 
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
@@ -306,9 +336,13 @@ gpuest_err gpuest_config_load_file(gpuest_config_t *cfg, const char *path, gpues
     unsigned char *data;
     size_t size;
     GPUEST_TRY(gpuest_read_file(path, &data, &size, err));
-    if (memchr(data, '\0', size)) {
+    const unsigned char *nul = memchr(data, '\0', size);
+    if (nul) {
+        int line = 1;
+        for (const unsigned char *p = data; p < nul; p++)
+            line += *p == '\n';
         free(data);
-        return gpuest_fail(err, GPUEST_EPARSE, "%s: binary data in a configuration file", path);
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: binary data (a NUL byte) in a configuration file", path, line);
     }
     gpuest_err rc = gpuest_config_load_string(cfg, (const char *)data, path, err);
     free(data);

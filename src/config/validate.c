@@ -169,7 +169,8 @@ const char *gpuest_mc_placement_name(gpuest_mc_placement_t p)
 /* ------------------------------------------------------------ validation */
 
 /* Where the first of three keys that was set outside the preset got its value
- * (the most likely culprit of an inconsistency between them). */
+ * (the most likely culprit of an inconsistency between them). Cross-field checks
+ * list every key involved, so a file that changes either side is named. */
 static const char *origin_of_any(const gpuest_config_t *cfg, char *buf, size_t cap, const char *s1, const char *k1,
                                  const char *s2, const char *k2, const char *s3, const char *k3)
 {
@@ -191,10 +192,10 @@ static gpuest_err check_caches(const gpuest_config_t *cfg, gpuest_error_t *err)
                            gpuest_config_key_origin(cfg, "l1", "line_bytes", at_buf, sizeof at_buf), l1->line_bytes);
     if (l1->sector_bytes > l1->line_bytes || l1->line_bytes % l1->sector_bytes != 0 ||
         l1->line_bytes / l1->sector_bytes > 8)
-        return gpuest_fail(err, GPUEST_EINVAL,
-                           "%s: l1.sector_bytes = %d must divide l1.line_bytes = %d into 1 to 8 sectors",
-                           gpuest_config_key_origin(cfg, "l1", "sector_bytes", at_buf, sizeof at_buf), l1->sector_bytes,
-                           l1->line_bytes);
+        return gpuest_fail(
+            err, GPUEST_EINVAL, "%s: l1.sector_bytes = %d must divide l1.line_bytes = %d into 1 to 8 sectors",
+            origin_of_any(cfg, at_buf, sizeof at_buf, "l1", "sector_bytes", "l1", "line_bytes", "l1", "sector_bytes"),
+            l1->sector_bytes, l1->line_bytes);
     if (l1->size_bytes % (l1->line_bytes * l1->assoc) != 0)
         return gpuest_fail(
             err, GPUEST_EINVAL,
@@ -213,9 +214,10 @@ static gpuest_err check_caches(const gpuest_config_t *cfg, gpuest_error_t *err)
             origin_of_any(cfg, at_buf, sizeof at_buf, "l2", "size_per_mc_bytes", "l2", "assoc", "l2", "banks_per_mc"),
             l2->size_per_mc_bytes, set_bytes, set_bytes);
     if (l2->line_bytes != l1->line_bytes)
-        return gpuest_fail(err, GPUEST_EINVAL, "%s: l2.line_bytes = %d must equal l1.line_bytes = %d",
-                           gpuest_config_key_origin(cfg, "l2", "line_bytes", at_buf, sizeof at_buf), l2->line_bytes,
-                           l1->line_bytes);
+        return gpuest_fail(
+            err, GPUEST_EINVAL, "%s: l2.line_bytes = %d must equal l1.line_bytes = %d",
+            origin_of_any(cfg, at_buf, sizeof at_buf, "l2", "line_bytes", "l1", "line_bytes", "l2", "line_bytes"),
+            l2->line_bytes, l1->line_bytes);
     return GPUEST_OK;
 }
 
@@ -226,11 +228,13 @@ static gpuest_err check_core(const gpuest_config_t *cfg, gpuest_error_t *err)
     if (c->threads_per_sm < c->warp_size || c->threads_per_sm > c->warps_per_sm * c->warp_size)
         return gpuest_fail(err, GPUEST_EINVAL,
                            "%s: core.threads_per_sm = %d must lie in %d..%d (one warp .. warps_per_sm x warp_size)",
-                           gpuest_config_key_origin(cfg, "core", "threads_per_sm", at_buf, sizeof at_buf),
+                           origin_of_any(cfg, at_buf, sizeof at_buf, "core", "threads_per_sm", "core", "warps_per_sm",
+                                         "core", "warp_size"),
                            c->threads_per_sm, c->warp_size, c->warps_per_sm * c->warp_size);
     if (c->schedulers_per_sm > c->warps_per_sm)
         return gpuest_fail(err, GPUEST_EINVAL, "%s: core.schedulers_per_sm = %d exceeds core.warps_per_sm = %d",
-                           gpuest_config_key_origin(cfg, "core", "schedulers_per_sm", at_buf, sizeof at_buf),
+                           origin_of_any(cfg, at_buf, sizeof at_buf, "core", "schedulers_per_sm", "core",
+                                         "warps_per_sm", "core", "schedulers_per_sm"),
                            c->schedulers_per_sm, c->warps_per_sm);
     return GPUEST_OK;
 }
@@ -240,17 +244,19 @@ static gpuest_err check_dram(const gpuest_config_t *cfg, gpuest_error_t *err)
     char at_buf[256];
     const gpuest_dram_cfg_t *d = &cfg->dram;
     if (d->banks % d->bank_groups != 0)
-        return gpuest_fail(err, GPUEST_EINVAL, "%s: dram.banks = %d must be a multiple of dram.bank_groups = %d",
-                           gpuest_config_key_origin(cfg, "dram", "banks", at_buf, sizeof at_buf), d->banks,
-                           d->bank_groups);
+        return gpuest_fail(
+            err, GPUEST_EINVAL, "%s: dram.banks = %d must be a multiple of dram.bank_groups = %d",
+            origin_of_any(cfg, at_buf, sizeof at_buf, "dram", "banks", "dram", "bank_groups", "dram", "banks"),
+            d->banks, d->bank_groups);
     if (d->tRC < d->tRAS + d->tRP)
         return gpuest_fail(err, GPUEST_EINVAL, "%s: dram.tRC = %d must be at least tRAS + tRP = %d",
-                           gpuest_config_key_origin(cfg, "dram", "tRC", at_buf, sizeof at_buf), d->tRC,
-                           d->tRAS + d->tRP);
+                           origin_of_any(cfg, at_buf, sizeof at_buf, "dram", "tRC", "dram", "tRAS", "dram", "tRP"),
+                           d->tRC, d->tRAS + d->tRP);
     if (!is_pow2(d->row_bytes) || d->row_bytes < cfg->l2.line_bytes)
-        return gpuest_fail(err, GPUEST_EINVAL, "%s: dram.row_bytes = %d must be a power of two >= l2.line_bytes = %d",
-                           gpuest_config_key_origin(cfg, "dram", "row_bytes", at_buf, sizeof at_buf), d->row_bytes,
-                           cfg->l2.line_bytes);
+        return gpuest_fail(
+            err, GPUEST_EINVAL, "%s: dram.row_bytes = %d must be a power of two >= l2.line_bytes = %d",
+            origin_of_any(cfg, at_buf, sizeof at_buf, "dram", "row_bytes", "l2", "line_bytes", "dram", "row_bytes"),
+            d->row_bytes, cfg->l2.line_bytes);
     return GPUEST_OK;
 }
 
@@ -261,12 +267,14 @@ static gpuest_err check_network(const gpuest_config_t *cfg, gpuest_error_t *err)
     if (!is_pow2(cfg->mc.interleave_bytes) || cfg->mc.interleave_bytes < cfg->l1.line_bytes)
         return gpuest_fail(err, GPUEST_EINVAL,
                            "%s: mc.interleave_bytes = %d must be a power of two >= the line size %d",
-                           gpuest_config_key_origin(cfg, "mc", "interleave_bytes", at_buf, sizeof at_buf),
+                           origin_of_any(cfg, at_buf, sizeof at_buf, "mc", "interleave_bytes", "l1", "line_bytes", "mc",
+                                         "interleave_bytes"),
                            cfg->mc.interleave_bytes, cfg->l1.line_bytes);
     if (n->header_bytes >= n->flit_bytes && n->header_bytes != 0)
         return gpuest_fail(err, GPUEST_EINVAL, "%s: noc.header_bytes = %d must be smaller than noc.flit_bytes = %d",
-                           gpuest_config_key_origin(cfg, "noc", "header_bytes", at_buf, sizeof at_buf), n->header_bytes,
-                           n->flit_bytes);
+                           origin_of_any(cfg, at_buf, sizeof at_buf, "noc", "header_bytes", "noc", "flit_bytes", "noc",
+                                         "header_bytes"),
+                           n->header_bytes, n->flit_bytes);
     if (n->topology == GPUEST_TOPO_MESH) {
         if (n->k < 2)
             return gpuest_fail(err, GPUEST_ERANGE, "%s: noc.k = %d: a mesh needs k >= 2",
@@ -274,8 +282,8 @@ static gpuest_err check_network(const gpuest_config_t *cfg, gpuest_error_t *err)
         int nodes = n->k * n->k;
         if (cfg->mc.num_mcs > nodes)
             return gpuest_fail(err, GPUEST_ERANGE, "%s: mc.num_mcs = %d exceeds the %d nodes of a %dx%d mesh",
-                               gpuest_config_key_origin(cfg, "mc", "num_mcs", at_buf, sizeof at_buf), cfg->mc.num_mcs,
-                               nodes, n->k, n->k);
+                               origin_of_any(cfg, at_buf, sizeof at_buf, "mc", "num_mcs", "noc", "k", "mc", "num_mcs"),
+                               cfg->mc.num_mcs, nodes, n->k, n->k);
         if (cfg->core.num_sms + cfg->mc.num_mcs > nodes)
             return gpuest_fail(
                 err, GPUEST_ERANGE, "%s: core.num_sms + mc.num_mcs = %d + %d exceeds the %d nodes of a %dx%d mesh",
@@ -291,8 +299,10 @@ static gpuest_err check_network(const gpuest_config_t *cfg, gpuest_error_t *err)
         gpuest_error_t inner;
         gpuest_err rc = gpuest_config_mc_nodes(cfg, mcs, &inner);
         if (rc != GPUEST_OK)
-            return gpuest_fail(err, rc, "%s: %s",
-                               gpuest_config_key_origin(cfg, "noc", "mc_placement", at_buf, sizeof at_buf), inner.msg);
+            return gpuest_fail(
+                err, rc, "%s: %s",
+                origin_of_any(cfg, at_buf, sizeof at_buf, "noc", "mc_placement", "mc", "num_mcs", "noc", "k"),
+                inner.msg);
         for (int i = 0; i < cfg->mc.num_mcs; i++) {
             if (mcs[i] < 0 || mcs[i] >= nodes)
                 return gpuest_fail(err, GPUEST_ERANGE, "%s: noc.mc_nodes: node %d is outside the mesh (allowed 0..%d)",
@@ -304,9 +314,9 @@ static gpuest_err check_network(const gpuest_config_t *cfg, gpuest_error_t *err)
                                        gpuest_config_key_origin(cfg, "noc", "mc_nodes", at_buf, sizeof at_buf), mcs[i]);
         }
     } else if (n->num_mc_nodes != 0 || n->mc_placement == GPUEST_MCPLACE_LIST) {
-        return gpuest_fail(err, GPUEST_EINVAL,
-                           "%s: noc.mc_placement = list / noc.mc_nodes apply to a mesh, not a crossbar",
-                           gpuest_config_key_origin(cfg, "noc", "mc_placement", at_buf, sizeof at_buf));
+        return gpuest_fail(
+            err, GPUEST_EINVAL, "%s: noc.mc_placement = list / noc.mc_nodes apply to a mesh, not a crossbar",
+            origin_of_any(cfg, at_buf, sizeof at_buf, "noc", "mc_placement", "noc", "mc_nodes", "noc", "topology"));
     }
     return GPUEST_OK;
 }
@@ -321,7 +331,8 @@ gpuest_err gpuest_config_validate(const gpuest_config_t *cfg, gpuest_error_t *er
     if (strcmp(cfg->technique.compression, "dsm_approx") != 0 && cfg->technique.approx_bits != 0)
         return gpuest_fail(err, GPUEST_EINVAL,
                            "%s: technique.approx_bits = %d applies only to compression = dsm_approx",
-                           gpuest_config_key_origin(cfg, "technique", "approx_bits", at_buf, sizeof at_buf),
+                           origin_of_any(cfg, at_buf, sizeof at_buf, "technique", "approx_bits", "technique",
+                                         "compression", "technique", "approx_bits"),
                            cfg->technique.approx_bits);
     return GPUEST_OK;
 }

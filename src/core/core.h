@@ -158,6 +158,7 @@ void gpuest_fmt_double(char *buf, size_t cap, double v);
 /* Reader: calls row_cb for every record with its 1-based line number. The first
  * record (the header) is passed too; row_cb returns non-OK to stop, and that
  * status is returned. Malformed CSV gives GPUEST_EPARSE naming path:line. */
+#define GPUEST_CSV_MAX_FIELDS 4096 /* a record with more is refused (ERANGE) before they are stored */
 typedef gpuest_err (*gpuest_csv_row_cb)(void *ctx, size_t line, const char *const *fields, size_t nfields,
                                         gpuest_error_t *err);
 gpuest_err gpuest_csv_read(const char *path, gpuest_csv_row_cb row_cb, void *ctx, gpuest_error_t *err);

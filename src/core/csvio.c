@@ -85,6 +85,16 @@ static void on_field(void *data, size_t len, void *p)
         st->record_started = 1;
         st->line = st->cur_line;
     }
+    if (memchr(data, '\0', len)) { /* the field's text would end there silently */
+        st->status =
+            gpuest_fail(st->err, GPUEST_EPARSE, "%s:%zu: binary data (a NUL byte) in a field", st->path, st->line);
+        return;
+    }
+    if (st->nfields == GPUEST_CSV_MAX_FIELDS) {
+        st->status = gpuest_fail(st->err, GPUEST_ERANGE, "%s:%zu: more than the limit of %d fields in one record",
+                                 st->path, st->line, GPUEST_CSV_MAX_FIELDS);
+        return;
+    }
     if (st->nfields == st->cap) {
         size_t cap = st->cap ? st->cap * 2 : 16;
         char **grown = realloc(st->fields, cap * sizeof *grown);

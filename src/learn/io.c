@@ -30,7 +30,10 @@ static gpuest_err write_row(gpuest_csv_writer_t *w, const char *kind, const char
     return gpuest_csv_write_row(w, f, err);
 }
 
-static gpuest_err write_scale(const gpuest_learn_net_t *net, const char *path, uint64_t sum, gpuest_error_t *err)
+/* Writes the scaling file into *wp, left open (uncommitted) on success so the caller can commit it
+ * together with the network. */
+static gpuest_err write_scale(const gpuest_learn_net_t *net, const char *path, uint64_t sum, gpuest_csv_writer_t *wp,
+                              gpuest_error_t *err)
 {
     gpuest_csv_writer_t w;
     GPUEST_TRY(gpuest_csv_writer_open(&w, path, scale_header, 4, err));
@@ -54,8 +57,10 @@ static gpuest_err write_scale(const gpuest_learn_net_t *net, const char *path, u
     snprintf(a, sizeof a, "%016" PRIx64, sum);
     if (rc == GPUEST_OK)
         rc = write_row(&w, "checksum", "fnv1a64", a, "", err);
-    if (rc == GPUEST_OK)
-        return gpuest_csv_writer_commit(&w, err);
+    if (rc == GPUEST_OK) {
+        *wp = w;
+        return GPUEST_OK;
+    }
     gpuest_csv_writer_abort(&w);
     return rc;
 }
@@ -74,14 +79,23 @@ gpuest_err gpuest_learn_net_save(const gpuest_learn_net_t *net, const char *net_
     unsigned char *data = NULL;
     size_t size = 0;
     gpuest_err rc = gpuest_read_file(tmp, &data, &size, err);
+    gpuest_csv_writer_t scale;
+    /* Both files are complete in their temporary names before either replaces the old one: a
+     * failure leaves the previous model (or nothing), never half a file. */
     if (rc == GPUEST_OK)
-        rc = write_scale(net, scale_path, fnv1a(data, size), err);
+        rc = write_scale(net, scale_path, fnv1a(data, size), &scale, err);
     free(data);
-    if (rc == GPUEST_OK && rename(tmp, net_path) != 0)
-        rc = gpuest_fail(err, GPUEST_EIO, "%s: cannot rename from temporary file: %s", net_path, strerror(errno));
-    if (rc != GPUEST_OK)
+    if (rc != GPUEST_OK) {
         remove(tmp);
-    return rc;
+        return rc;
+    }
+    if (rename(tmp, net_path) != 0) {
+        rc = gpuest_fail(err, GPUEST_EIO, "%s: cannot rename from temporary file: %s", net_path, strerror(errno));
+        remove(tmp);
+        gpuest_csv_writer_abort(&scale);
+        return rc;
+    }
+    return gpuest_csv_writer_commit(&scale, err);
 }
 
 /* ------------------------------------------------------------ loading */
@@ -118,7 +132,7 @@ static gpuest_err on_scale_row(void *p, size_t line, const char *const *f, size_
         if (gpuest_parse_u64(f[2], &u) != GPUEST_OK || gpuest_parse_u64(f[3], &v) != GPUEST_OK)
             return scale_bad(err, c->path, line, "expected the shape as two integers");
         if (u != c->n_in || v != c->n_out)
-            return gpuest_fail(err, GPUEST_EMISMATCH, "%s:%zu: network shape %llu x %llu, expected %zu x %zu",
+            return gpuest_fail(err, GPUEST_ECORRUPT, "%s:%zu: network shape %llu x %llu, expected %zu x %zu",
                                c->path, line, (unsigned long long)u, (unsigned long long)v, c->n_in, c->n_out);
         c->have_shape = 1;
     } else if (strcmp(f[0], "input") == 0) {
@@ -156,8 +170,11 @@ gpuest_err gpuest_learn_net_load(const char *net_path, const char *scale_path, s
         return gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
     scale_ctx c = {.path = scale_path, .net = net, .n_in = n_in, .n_out = n_out};
     gpuest_err rc = gpuest_csv_read(scale_path, on_scale_row, &c, err);
-    if (rc == GPUEST_EPARSE)
+    if (rc == GPUEST_EPARSE) {
         rc = GPUEST_ECORRUPT;
+        if (err)
+            err->code = rc; /* the message names the line; the code says what kind of input failed */
+    }
     if (rc == GPUEST_OK && (!c.have_format || !c.have_shape || !c.have_sum || c.inputs_seen != n_in))
         rc = gpuest_fail(err, GPUEST_ECORRUPT, "%s: incomplete scaling file (needs format, shape, %zu inputs and a "
                          "checksum)", scale_path, n_in);
@@ -168,8 +185,10 @@ gpuest_err gpuest_learn_net_load(const char *net_path, const char *scale_path, s
     if (rc == GPUEST_OK && fnv1a(data, size) != c.sum)
         rc = gpuest_fail(err, GPUEST_ECORRUPT, "%s: checksum does not match %s: the network file is damaged or "
                          "belongs to another model (retrain it)", net_path, scale_path);
-    if (rc == GPUEST_OK && (size < 12 || memcmp(data, "FANN_FLO_2.", 11) != 0))
-        rc = gpuest_fail(err, GPUEST_ECORRUPT, "%s:1: expected a FANN floating-point network header", net_path);
+    if (rc == GPUEST_OK && memchr(data, '\0', size))
+        rc = gpuest_fail(err, GPUEST_ECORRUPT, "%s: binary data (a NUL byte) in a network file", net_path);
+    if (rc == GPUEST_OK)
+        rc = learn_check_fann_text((const char *)data, net_path, err);
     free(data);
     if (rc == GPUEST_OK) {
         learn_silence_fann();
@@ -177,7 +196,7 @@ gpuest_err gpuest_learn_net_load(const char *net_path, const char *scale_path, s
         if (!net->ann)
             rc = gpuest_fail(err, GPUEST_ECORRUPT, "%s: FANN could not read the network", net_path);
         else if (fann_get_num_input(net->ann) != n_in || fann_get_num_output(net->ann) != n_out)
-            rc = gpuest_fail(err, GPUEST_EMISMATCH, "%s: network has %u inputs and %u outputs, expected %zu and %zu",
+            rc = gpuest_fail(err, GPUEST_ECORRUPT, "%s: network has %u inputs and %u outputs, expected %zu and %zu",
                              net_path, fann_get_num_input(net->ann), fann_get_num_output(net->ann), n_in, n_out);
     }
     if (rc != GPUEST_OK) {

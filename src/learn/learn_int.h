@@ -24,4 +24,8 @@ void learn_scale(const gpuest_learn_net_t *net, const double *x, fann_type *out)
 /* FANN keeps its error messages off stderr (library code never prints). */
 void learn_silence_fann(void);
 
+/* Checks the sizes, neuron inputs and connection targets of a FANN 2.1 network file (text,
+ * NUL-terminated) before FANN reads it; ECORRUPT naming path:line otherwise (fann_check.c). */
+gpuest_err learn_check_fann_text(const char *text, const char *path, gpuest_error_t *err);
+
 #endif

@@ -67,7 +67,7 @@ static gpuest_err want_int(const ctx_t *x, const char *key, const char *v, long 
 static gpuest_err want_double(const ctx_t *x, const char *key, const char *v, double lo, double hi, double *out)
 {
     double d;
-    if (gpuest_parse_double(v, &d) != GPUEST_OK || d < lo || d > hi)
+    if (gpuest_parse_double(v, &d) != GPUEST_OK || !(d >= lo && d <= hi)) /* NaN fails too */
         return gpuest_fail(x->err, GPUEST_EPARSE, "%s:%d: %s = '%s': expected a number in %g..%g", x->origin, x->line,
                            key, v, lo, hi);
     *out = d;
@@ -157,6 +157,16 @@ static gpuest_err parse_traffic(const ctx_t *x, gpuest_noc_booksim_t *b, const c
             return gpuest_fail(x->err, GPUEST_EPARSE,
                                "%s:%d: traffic = %s: expected hotspot({{n0,n1,...},{r0,r1,...}})", x->origin,
                                x->line, v);
+        /* nodes are mesh node numbers (k <= 32), weights non-negative: checked before any conversion */
+        for (int i = 0; i < nn; i++)
+            if (!(nodes[i] >= 0 && nodes[i] < 32 * 32) || nodes[i] != (double)(int)nodes[i])
+                return gpuest_fail(x->err, GPUEST_EPARSE,
+                                   "%s:%d: traffic = %s: hot node %g is not a node number 0..1023", x->origin, x->line,
+                                   v, nodes[i]);
+        for (int i = 0; i < nr; i++)
+            if (!(rates[i] >= 0 && rates[i] <= 1e9))
+                return gpuest_fail(x->err, GPUEST_EPARSE, "%s:%d: traffic = %s: hot weight %g is not in 0..1e9",
+                                   x->origin, x->line, v, rates[i]);
         t->pattern = GPUEST_NOC_TRAFFIC_HOTSPOT;
         t->num_hot = nn;
         for (int i = 0; i < nn; i++) {
@@ -349,6 +359,14 @@ gpuest_err gpuest_noc_booksim_load(const char *path, gpuest_noc_booksim_t *out, 
     unsigned char *data = NULL;
     size_t size = 0;
     GPUEST_TRY(gpuest_read_file(path, &data, &size, err));
+    const unsigned char *nul = memchr(data, '\0', size);
+    if (nul) { /* the text would end there silently */
+        int line = 1;
+        for (const unsigned char *p = data; p < nul; p++)
+            line += *p == '\n';
+        free(data);
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: binary data (a NUL byte) in a BookSim file", path, line);
+    }
     gpuest_err rc = gpuest_noc_booksim_parse((const char *)data, path, out, err);
     free(data);
     return rc;

@@ -9,6 +9,7 @@ struct gpuest_memimg_s {
     gpuest_alloc_t **sorted;   /* by base address */
     size_t count, cap;
     uint64_t next_base;        /* where gpuest_memimg_alloc places the next one */
+    uint64_t bytes;            /* sum of the allocations' sizes */
     int has_values;
 };
 
@@ -79,6 +80,13 @@ gpuest_err gpuest_memimg_alloc_at(gpuest_memimg_t *img, const char *name, gpuest
     if (size == 0 || base + size < base)
         return gpuest_fail(err, GPUEST_EINVAL, "allocation '%s': size must be positive and fit the address space",
                            name);
+    uint64_t limit = gpuest_workload_memory_limit();
+    if (size > limit || img->bytes > limit - size)
+        return gpuest_fail(err, GPUEST_ERANGE,
+                           "allocation '%s' of %llu bytes: the image would hold %llu bytes, more than the memory limit "
+                           "of %llu bytes",
+                           name, (unsigned long long)size, (unsigned long long)(img->bytes + size),
+                           (unsigned long long)limit);
     if (strlen(name) >= GPUEST_WL_NAME_MAX)
         return gpuest_fail(err, GPUEST_EINVAL, "allocation name '%s' longer than %d characters", name,
                            GPUEST_WL_NAME_MAX - 1);
@@ -116,6 +124,7 @@ gpuest_err gpuest_memimg_alloc_at(gpuest_memimg_t *img, const char *name, gpuest
     memmove(&img->sorted[pos + 1], &img->sorted[pos], (img->count - pos) * sizeof *img->sorted);
     img->sorted[pos] = a;
     img->count++;
+    img->bytes += size;
     uint64_t end = (base + size + GPUEST_MEMIMG_ALIGN - 1) & ~(uint64_t)(GPUEST_MEMIMG_ALIGN - 1);
     if (end > img->next_base)
         img->next_base = end;

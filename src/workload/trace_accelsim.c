@@ -5,61 +5,181 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <lzma.h>
 
 #include "workload_int.h"
 
 #define AS_MAX_TOKENS 160
+/* Longest line accepted (an instruction line with 32 addresses is under 1 KiB): a longer one is
+ * reported before it is buffered, so a damaged file cannot make the reader allocate without bound. */
+#define AS_MAX_LINE 65536
+/* Memory the xz decoder may use (xz -9 needs 65 MiB); a stream asking for more is rejected. */
+#define AS_XZ_MEMLIMIT (UINT64_C(256) << 20)
+#define AS_CHUNK 16384
 
+/* A trace file read line by line, plain or xz-compressed (decoded in process with liblzma, so a
+ * truncated or damaged .xz is an error, never a silently shorter trace). */
 typedef struct {
     const char *path;
     size_t line;
     FILE *fp;
-    int piped;            /* opened through xz */
-    char *buf;
+    int xz;               /* decoding through liblzma */
+    lzma_stream zs;
+    int in_eof, zs_end;
+    unsigned char in[AS_CHUNK];   /* compressed input */
+    unsigned char blk[AS_CHUNK];  /* decoded bytes not yet split into lines */
+    size_t blk_pos, blk_len;
+    char *buf;                    /* the current line */
     size_t cap;
+    gpuest_err status;            /* a read or decode error ends the file early; as_getline returns NULL */
+    gpuest_error_t *err;
 } as_file_t;
 
-static gpuest_err as_open(as_file_t *f, const char *path, gpuest_error_t *err)
+static gpuest_err as_open(as_file_t **out, const char *path, gpuest_error_t *err)
 {
-    memset(f, 0, sizeof *f);
+    as_file_t *f = calloc(1, sizeof *f);
+    if (!f)
+        return gpuest_fail(err, GPUEST_ENOMEM, "%s: out of memory", path);
     f->path = path;
+    f->err = err;
     size_t n = strlen(path);
-    if (n > 3 && strcmp(path + n - 3, ".xz") == 0) {
-        char cmd[4200];
-        if (strchr(path, '\'') || n > 4000)
-            return gpuest_fail(err, GPUEST_EINVAL, "%s: cannot pass this path to xz", path);
-        snprintf(cmd, sizeof cmd, "xz -dc '%s'", path);
-        f->fp = popen(cmd, "r");
-        f->piped = 1;
-    } else {
-        f->fp = fopen(path, "r");
-    }
-    if (!f->fp)
+    f->fp = fopen(path, "rb");
+    if (!f->fp) {
+        free(f);
         return gpuest_fail(err, GPUEST_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    if (n > 3 && strcmp(path + n - 3, ".xz") == 0) {
+        lzma_stream init = LZMA_STREAM_INIT;
+        f->zs = init;
+        if (lzma_stream_decoder(&f->zs, AS_XZ_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK) {
+            fclose(f->fp);
+            free(f);
+            return gpuest_fail(err, GPUEST_ENOMEM, "%s: cannot start the xz decoder", path);
+        }
+        f->xz = 1;
+    }
+    *out = f;
     return GPUEST_OK;
 }
 
 static void as_close(as_file_t *f)
 {
-    if (f->fp) {
-        if (f->piped)
-            pclose(f->fp);
-        else
-            fclose(f->fp);
-    }
+    if (!f)
+        return;
+    if (f->xz)
+        lzma_end(&f->zs);
+    fclose(f->fp);
     free(f->buf);
-    f->fp = NULL;
-    f->buf = NULL;
+    free(f);
 }
 
-/* Next line without its newline and surrounding blanks; NULL at the end. */
+static const char *xz_problem(lzma_ret r)
+{
+    switch (r) {
+    case LZMA_FORMAT_ERROR:
+        return "not an xz file";
+    case LZMA_MEMLIMIT_ERROR:
+    case LZMA_MEM_ERROR:
+        return "the stream needs more than the decoder's 256 MiB";
+    case LZMA_OPTIONS_ERROR:
+        return "unsupported xz options";
+    case LZMA_BUF_ERROR:
+        return "the compressed data ends early (truncated file)";
+    default:
+        return "the compressed data is corrupt";
+    }
+}
+
+/* Refills f->blk; 0 at the end of the data or on an error (f->status set). */
+static size_t as_fill(as_file_t *f)
+{
+    f->blk_pos = f->blk_len = 0;
+    if (f->status != GPUEST_OK)
+        return 0;
+    if (!f->xz) {
+        f->blk_len = fread(f->blk, 1, sizeof f->blk, f->fp);
+        if (f->blk_len == 0 && ferror(f->fp))
+            f->status = gpuest_fail(f->err, GPUEST_EIO, "%s:%zu: read error", f->path, f->line);
+        return f->blk_len;
+    }
+    while (!f->zs_end) {
+        if (f->zs.avail_in == 0 && !f->in_eof) {
+            f->zs.next_in = f->in;
+            f->zs.avail_in = fread(f->in, 1, sizeof f->in, f->fp);
+            if (f->zs.avail_in == 0) {
+                if (ferror(f->fp)) {
+                    f->status = gpuest_fail(f->err, GPUEST_EIO, "%s:%zu: read error", f->path, f->line);
+                    return 0;
+                }
+                f->in_eof = 1;
+            }
+        }
+        f->zs.next_out = f->blk;
+        f->zs.avail_out = sizeof f->blk;
+        lzma_ret r = lzma_code(&f->zs, f->in_eof ? LZMA_FINISH : LZMA_RUN);
+        f->blk_len = sizeof f->blk - f->zs.avail_out;
+        if (r == LZMA_STREAM_END) {
+            f->zs_end = 1;
+        } else if (r != LZMA_OK) {
+            f->status = gpuest_fail(f->err, GPUEST_ECORRUPT, "%s:%zu: xz: %s (while reading this line)", f->path,
+                                    f->line + 1, xz_problem(r));
+            return 0;
+        }
+        if (f->blk_len > 0)
+            return f->blk_len;
+    }
+    return 0;
+}
+
+/* Next line without its newline and surrounding blanks; NULL at the end or on an error (then
+ * f->status says which). */
 static char *as_getline(as_file_t *f)
 {
-    ssize_t n = getline(&f->buf, &f->cap, f->fp);
-    if (n < 0)
+    size_t n = 0;
+    int any = 0;
+    for (;;) {
+        if (f->blk_pos == f->blk_len && as_fill(f) == 0)
+            break;
+        any = 1;
+        unsigned char *start = f->blk + f->blk_pos;
+        size_t avail = f->blk_len - f->blk_pos;
+        unsigned char *nl = memchr(start, '\n', avail);
+        size_t take = nl ? (size_t)(nl - start) + 1 : avail;
+        if (n + take > AS_MAX_LINE) {
+            f->status = gpuest_fail(f->err, GPUEST_ERANGE, "%s:%zu: line longer than the limit of %d bytes",
+                                    f->path, f->line + 1, AS_MAX_LINE);
+            return NULL;
+        }
+        if (n + take + 1 > f->cap) {
+            size_t cap = f->cap ? f->cap : 256;
+            while (cap < n + take + 1)
+                cap *= 2;
+            char *grown = realloc(f->buf, cap);
+            if (!grown) {
+                f->status = gpuest_fail(f->err, GPUEST_ENOMEM, "%s:%zu: out of memory", f->path, f->line + 1);
+                return NULL;
+            }
+            f->buf = grown;
+            f->cap = cap;
+        }
+        memcpy(f->buf + n, start, take);
+        n += take;
+        f->blk_pos += take;
+        if (nl)
+            break;
+    }
+    if (f->status != GPUEST_OK || !any || n == 0)
         return NULL;
+    f->buf[n] = '\0';
     f->line++;
     char *s = f->buf;
+    if (strlen(s) != n) { /* the line's text would end there silently */
+        f->status = gpuest_fail(f->err, GPUEST_EPARSE, "%s:%zu: binary data (a NUL byte) in a trace line", f->path,
+                                f->line);
+        return NULL;
+    }
     while (n > 0 && isspace((unsigned char)s[n - 1]))
         s[--n] = '\0';
     while (*s && isspace((unsigned char)*s))
@@ -72,6 +192,14 @@ static gpuest_err as_bad(const as_file_t *f, gpuest_error_t *err, const char *fi
 {
     return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: field '%s': expected %s, got '%s'", f->path, f->line, field,
                        expect, got ? got : "(end of line)");
+}
+
+/* Prefixes an error from a lower layer (trace store, memory image) with path:line. */
+static gpuest_err as_rewrap(const as_file_t *f, gpuest_err rc, gpuest_error_t *err)
+{
+    char msg[GPUEST_ERROR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+    return gpuest_fail(err, rc, "%s:%zu: %s", f->path, f->line, msg);
 }
 
 static int parse_dec(const char *s, int64_t *out)
@@ -277,7 +405,7 @@ static int header_dim3(const char *s, const char *key, uint32_t out[3])
 /* Reads one kernel-N.traceg into t. */
 static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *err)
 {
-    as_file_t f;
+    as_file_t *f = NULL;
     GPUEST_TRY(as_open(&f, path, err));
     gpuest_launch_t l;
     memset(&l, 0, sizeof l);
@@ -286,7 +414,7 @@ static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *e
     char *s;
     gpuest_err rc = GPUEST_OK;
     /* header: "-key = value" lines until the first '#' line */
-    while ((s = as_getline(&f)) != NULL) {
+    while ((s = as_getline(f)) != NULL) {
         if (s[0] == '#')
             break;
         if (s[0] != '-')
@@ -296,10 +424,10 @@ static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *e
         if (strncmp(s, "-kernel name = ", 15) == 0) {
             strncpy(l.name, s + 15, sizeof l.name - 1);
         } else if ((d = header_dim3(s, "-grid dim", l.grid)) != 0) {
-            if (d < 0) { rc = as_bad(&f, err, "grid dim", "(x,y,z) with positive sizes", s); break; }
+            if (d < 0) { rc = as_bad(f, err, "grid dim", "(x,y,z) with positive sizes", s); break; }
             have_grid = 1;
         } else if ((d = header_dim3(s, "-block dim", l.block)) != 0) {
-            if (d < 0) { rc = as_bad(&f, err, "block dim", "(x,y,z) with positive sizes", s); break; }
+            if (d < 0) { rc = as_bad(f, err, "block dim", "(x,y,z) with positive sizes", s); break; }
             have_block = 1;
         } else if (header_int(s, "-shmem", &v)) {
             l.shmem_bytes = (uint32_t)v;
@@ -311,15 +439,17 @@ static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *e
             h.lineinfo = v != 0;
         }
     }
-    if (rc == GPUEST_OK && (!have_grid || !have_block))
-        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: header lacks '-grid dim' or '-block dim'", path, f.line);
-    tr_kernel_t *k = NULL;
     if (rc == GPUEST_OK)
-        rc = tr_add_kernel(t, &l, &k, err);
+        rc = f->status;
+    if (rc == GPUEST_OK && (!have_grid || !have_block))
+        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: header lacks '-grid dim' or '-block dim'", path, f->line);
+    tr_kernel_t *k = NULL;
+    if (rc == GPUEST_OK && (rc = tr_add_kernel(t, &l, &k, err)) != GPUEST_OK)
+        rc = as_rewrap(f, rc, err);
     uint32_t cta = 0;
     int64_t warp = -1, left = 0;
     int in_tb = 0;
-    while (rc == GPUEST_OK && (s = as_getline(&f)) != NULL) {
+    while (rc == GPUEST_OK && (s = as_getline(f)) != NULL) {
         if (!*s)
             continue;
         if (strcmp(s, "#BEGIN_TB") == 0) {
@@ -329,7 +459,7 @@ static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *e
         }
         if (strcmp(s, "#END_TB") == 0) {
             if (left != 0) {
-                rc = as_bad(&f, err, "insts", "as many instruction lines as 'insts =' announced", s);
+                rc = as_bad(f, err, "insts", "as many instruction lines as 'insts =' announced", s);
                 break;
             }
             in_tb = 0;
@@ -338,14 +468,14 @@ static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *e
         if (s[0] == '#' || starts(s, "cluster"))
             continue;
         if (!in_tb) {
-            rc = as_bad(&f, err, "line", "#BEGIN_TB", s);
+            rc = as_bad(f, err, "line", "#BEGIN_TB", s);
             break;
         }
         int x, y, z;
         if (starts(s, "thread block")) {
             if (sscanf(s, "thread block = %d,%d,%d", &x, &y, &z) != 3 || x < 0 || y < 0 || z < 0 ||
                 (uint32_t)x >= k->l.grid[0] || (uint32_t)y >= k->l.grid[1] || (uint32_t)z >= k->l.grid[2]) {
-                rc = as_bad(&f, err, "thread block", "x,y,z inside the grid", s);
+                rc = as_bad(f, err, "thread block", "x,y,z inside the grid", s);
                 break;
             }
             cta = (uint32_t)x + k->l.grid[0] * ((uint32_t)y + k->l.grid[1] * (uint32_t)z);
@@ -354,11 +484,11 @@ static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *e
         int64_t v;
         if (header_int(s, "warp", &v)) {
             if (left != 0) {
-                rc = as_bad(&f, err, "insts", "as many instruction lines as 'insts =' announced", s);
+                rc = as_bad(f, err, "insts", "as many instruction lines as 'insts =' announced", s);
                 break;
             }
             if (v < 0 || v >= (int64_t)k->l.warps_per_cta) {
-                rc = as_bad(&f, err, "warp", "a warp index inside the block", s);
+                rc = as_bad(f, err, "warp", "a warp index inside the block", s);
                 break;
             }
             warp = v;
@@ -366,25 +496,31 @@ static gpuest_err read_kernel(tr_trace_t *t, const char *path, gpuest_error_t *e
         }
         if (header_int(s, "insts", &v)) {
             if (warp < 0 || v < 0) {
-                rc = as_bad(&f, err, "insts", "a count after 'warp = w'", s);
+                rc = as_bad(f, err, "insts", "a count after 'warp = w'", s);
+                break;
+            }
+            if ((rc = tr_check_insts(t, (uint64_t)v, err)) != GPUEST_OK) {
+                rc = as_rewrap(f, rc, err);
                 break;
             }
             left = v;
             continue;
         }
         if (warp < 0 || left <= 0) {
-            rc = as_bad(&f, err, "instruction", "no more instructions for this warp", s);
+            rc = as_bad(f, err, "instruction", "no more instructions for this warp", s);
             break;
         }
         gpuest_inst_t in;
-        rc = parse_inst(&f, s, &h, &in, err);
-        if (rc == GPUEST_OK)
-            rc = tr_add_inst(t, k, cta, (uint32_t)warp, &in, err);
+        rc = parse_inst(f, s, &h, &in, err);
+        if (rc == GPUEST_OK && (rc = tr_add_inst(t, k, cta, (uint32_t)warp, &in, err)) != GPUEST_OK)
+            rc = as_rewrap(f, rc, err);
         left--;
     }
+    if (rc == GPUEST_OK)
+        rc = f->status;
     if (rc == GPUEST_OK && (in_tb || left != 0))
-        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: file ends inside a thread block", path, f.line);
-    as_close(&f);
+        rc = gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: file ends inside a thread block", path, f->line);
+    as_close(f);
     return rc;
 }
 
@@ -392,14 +528,14 @@ gpuest_err gpuest_workload_open_accelsim(const char *dir, gpuest_workload_t **ou
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/kernelslist.g", dir);
-    as_file_t f;
+    as_file_t *f = NULL;
     GPUEST_TRY(as_open(&f, path, err));
     gpuest_memimg_t *img = NULL;
     tr_trace_t *t = tr_new();
     gpuest_err rc = t ? gpuest_memimg_create(&img, err) : gpuest_fail(err, GPUEST_ENOMEM, "trace: out of memory");
     char *s;
     int copies = 0;
-    while (rc == GPUEST_OK && (s = as_getline(&f)) != NULL) {
+    while (rc == GPUEST_OK && (s = as_getline(f)) != NULL) {
         if (!*s)
             continue;
         if (starts(s, "MemcpyHtoD,")) {
@@ -407,7 +543,7 @@ gpuest_err gpuest_workload_open_accelsim(const char *dir, gpuest_workload_t **ou
             unsigned long long bytes;
             uint64_t base;
             if (sscanf(s, "MemcpyHtoD,%63[^,],%llu", hex, &bytes) != 2 || !tr_parse_hex(hex, &base) || bytes == 0) {
-                rc = as_bad(&f, err, "MemcpyHtoD", "MemcpyHtoD,0x<address>,<bytes>", s);
+                rc = as_bad(f, err, "MemcpyHtoD", "MemcpyHtoD,0x<address>,<bytes>", s);
                 break;
             }
             /* A copy into an existing buffer is not a new allocation. */
@@ -416,14 +552,22 @@ gpuest_err gpuest_workload_open_accelsim(const char *dir, gpuest_workload_t **ou
             char name[32];
             snprintf(name, sizeof name, "memcpy%d", copies++);
             rc = gpuest_memimg_alloc_at(img, name, GPUEST_DT_BYTES, base, bytes, NULL, err);
+            if (rc != GPUEST_OK)
+                rc = as_rewrap(f, rc, err);
         } else if (starts(s, "kernel-")) {
             char kpath[8192];
             snprintf(kpath, sizeof kpath, "%s/%s", dir, s);
-            rc = read_kernel(t, kpath, err);
+            if (access(kpath, R_OK) != 0)
+                rc = gpuest_fail(err, GPUEST_EINVAL, "%s:%zu: names %s, which cannot be opened: %s", path, f->line,
+                                 kpath, strerror(errno));
+            else
+                rc = read_kernel(t, kpath, err);
         }
         /* any other command (cudaMalloc, MemcpyDtoH, ...) is ignored, as Accel-Sim does */
     }
-    as_close(&f);
+    if (rc == GPUEST_OK)
+        rc = f->status;
+    as_close(f);
     if (rc == GPUEST_OK && t->nk == 0)
         rc = gpuest_fail(err, GPUEST_EPARSE, "%s: names no kernel-N.traceg file", path);
     if (rc != GPUEST_OK) {

@@ -300,18 +300,18 @@ static gpuest_err write_row(gpuest_csv_writer_t *w, const char *const *f, size_t
     return gpuest_csv_write_row(w, f, err);
 }
 
-static gpuest_err write_image(gpuest_memimg_t *img, const char *path, gpuest_error_t *err)
+/* Writes the image into f (opened, not committed: the caller commits it with the trace). */
+static gpuest_err write_image(gpuest_memimg_t *img, gpuest_outfile_t *f, const char *path, gpuest_error_t *err)
 {
-    gpuest_outfile_t f;
-    GPUEST_TRY(gpuest_outfile_open(&f, path, 1, err));
+    GPUEST_TRY(gpuest_outfile_open(f, path, 1, err));
     for (size_t i = 0; i < gpuest_memimg_count(img); i++) {
         const gpuest_alloc_t *a = gpuest_memimg_get(img, i);
-        if (fwrite(a->data, 1, (size_t)a->size, f.fp) != a->size) {
-            gpuest_outfile_abort(&f);
+        if (fwrite(a->data, 1, (size_t)a->size, f->fp) != a->size) {
+            gpuest_outfile_abort(f);
             return gpuest_fail(err, GPUEST_EIO, "%s: write failed", path);
         }
     }
-    return gpuest_outfile_commit(&f, err);
+    return GPUEST_OK;
 }
 
 static void write_regs(char out[32], const uint8_t *regs, int n)
@@ -384,12 +384,19 @@ gpuest_err gpuest_workload_write_csv(gpuest_workload_t *wl, const char *path, co
                                      gpuest_error_t *err)
 {
     gpuest_memimg_t *img = gpuest_workload_image(wl);
-    /* The image as it is before the first launch. */
+    /* The image as it is before the first launch. Both files are committed only once both are
+     * complete, so a failing export leaves neither behind. */
+    gpuest_outfile_t image = {0};
     if (image_path)
-        GPUEST_TRY(write_image(img, image_path, err));
+        GPUEST_TRY(write_image(img, &image, image_path, err));
     gpuest_csv_writer_t w;
     const char *hdr[2] = {"gpuest_trace", "2"};
-    GPUEST_TRY(gpuest_csv_writer_open(&w, path, hdr, 2, err));
+    gpuest_err opened = gpuest_csv_writer_open(&w, path, hdr, 2, err);
+    if (opened != GPUEST_OK) {
+        if (image_path)
+            gpuest_outfile_abort(&image);
+        return opened;
+    }
     gpuest_err rc = GPUEST_OK;
     for (size_t i = 0; rc == GPUEST_OK && i < gpuest_memimg_count(img); i++) {
         const gpuest_alloc_t *a = gpuest_memimg_get(img, i);
@@ -412,7 +419,16 @@ gpuest_err gpuest_workload_write_csv(gpuest_workload_t *wl, const char *path, co
     }
     if (rc != GPUEST_OK) {
         gpuest_csv_writer_abort(&w);
+        if (image_path)
+            gpuest_outfile_abort(&image);
         return rc;
     }
-    return gpuest_csv_writer_commit(&w, err);
+    rc = gpuest_csv_writer_commit(&w, err);
+    if (image_path) {
+        if (rc == GPUEST_OK)
+            rc = gpuest_outfile_commit(&image, err);
+        else
+            gpuest_outfile_abort(&image);
+    }
+    return rc;
 }

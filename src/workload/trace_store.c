@@ -1,8 +1,36 @@
 /* trace_store.c: in-memory storage of traces read from files, replayed through the workload interface. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "workload_int.h"
+
+static uint64_t g_memory_limit; /* 0: not set, use the physical memory */
+
+void gpuest_workload_set_memory_limit(uint64_t bytes) { g_memory_limit = bytes; }
+
+uint64_t gpuest_workload_memory_limit(void)
+{
+    if (g_memory_limit)
+        return g_memory_limit;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return UINT64_C(1) << 34; /* unknown: 16 GiB */
+    return (uint64_t)pages * (uint64_t)page;
+}
+
+gpuest_err tr_check_insts(const tr_trace_t *t, uint64_t n, gpuest_error_t *err)
+{
+    (void)t;
+    uint64_t limit = gpuest_workload_memory_limit();
+    if (n > limit / sizeof(tr_inst_t))
+        return gpuest_fail(err, GPUEST_ERANGE,
+                           "insts = %llu: holding them needs more than the memory limit of %llu bytes (at most %llu "
+                           "instructions per warp)",
+                           (unsigned long long)n, (unsigned long long)limit,
+                           (unsigned long long)(limit / sizeof(tr_inst_t)));
+    return GPUEST_OK;
+}
 
 /* Whole-string hexadecimal with an optional 0x prefix; 0 on anything else or overflow. */
 int tr_parse_hex(const char *s, uint64_t *out)
@@ -47,6 +75,24 @@ gpuest_err tr_add_kernel(tr_trace_t *t, const gpuest_launch_t *l, tr_kernel_t **
         t->k = k;
         t->capk = cap;
     }
+    /* Geometry checked in 64 bits before the 32-bit derived fields are formed. */
+    uint64_t ctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    if (ctas == 0 || ctas > UINT32_MAX)
+        return gpuest_fail(err, GPUEST_ERANGE, "kernel %s: grid of %llu CTAs is outside 1..2^32-1", l->name,
+                           (unsigned long long)ctas);
+    if (threads == 0 || threads > 1024)
+        return gpuest_fail(err, GPUEST_ERANGE, "kernel %s: block of %llu threads is outside 1..1024", l->name,
+                           (unsigned long long)threads);
+    if (l->regs_per_thread > 255)
+        return gpuest_fail(err, GPUEST_ERANGE, "kernel %s: %u registers per thread, at most 255", l->name,
+                           l->regs_per_thread);
+    uint64_t limit = gpuest_workload_memory_limit();
+    uint64_t warps = ctas * ((threads + GPUEST_WARP_SIZE - 1) / GPUEST_WARP_SIZE);
+    if (warps > limit / sizeof(tr_warp_t))
+        return gpuest_fail(err, GPUEST_ERANGE,
+                           "kernel %s: %llu warps need more than the memory limit of %llu bytes for their tables",
+                           l->name, (unsigned long long)warps, (unsigned long long)limit);
     tr_kernel_t *k = &t->k[t->nk];
     k->l = *l;
     k->l.num_ctas = l->grid[0] * l->grid[1] * l->grid[2];

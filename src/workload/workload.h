@@ -55,6 +55,13 @@ typedef struct {
 
 typedef struct gpuest_memimg_s gpuest_memimg_t;
 
+/* Memory one workload may take for what its input declares (image bytes, per-warp trace tables,
+ * announced instructions). A declaration beyond it fails with ERANGE naming the limit before
+ * anything is allocated, instead of exhausting the machine. Default: the machine's physical
+ * memory. Process-wide (the fuzz harness lowers it to stay inside its own memory budget). */
+void gpuest_workload_set_memory_limit(uint64_t bytes);
+uint64_t gpuest_workload_memory_limit(void);
+
 gpuest_err gpuest_memimg_create(gpuest_memimg_t **out, gpuest_error_t *err);
 void gpuest_memimg_destroy(gpuest_memimg_t *img);
 /* New zero-filled allocation at the next aligned address; *out (may be NULL)

@@ -249,5 +249,7 @@ gpuest_err tr_add_inst(tr_trace_t *t, tr_kernel_t *k, uint32_t cta, uint32_t war
                        gpuest_error_t *err);
 /* Parses a whole hexadecimal field (optional 0x prefix) of a trace file; returns 0 when it is not one. */
 int tr_parse_hex(const char *s, uint64_t *out);
+/* ERANGE when a warp announcing n instructions could not be held within the memory limit. */
+gpuest_err tr_check_insts(const tr_trace_t *t, uint64_t n, gpuest_error_t *err);
 
 #endif

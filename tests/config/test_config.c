@@ -177,7 +177,7 @@ typedef struct {
 
 static const bad_case bad_cases[] = {
     {"[l1]\nsize_byte = 1024\n", NULL, GPUEST_ENOKEY, "bad.ini:2", "did you mean 'l1.size_bytes'"},
-    {"[cache]\nassoc = 4\n", NULL, GPUEST_ENOKEY, "unknown section [cache]", "bad.ini:2"},
+    {"[cache]\nassoc = 4\n", NULL, GPUEST_ENOKEY, "unknown section [cache]", "bad.ini:1"},
     {"[l1]\nassoc = four\n", NULL, GPUEST_EINVAL, "bad.ini:2", "not an integer"},
     {"[l1]\nassoc = 0\n", NULL, GPUEST_ERANGE, "bad.ini:2", "allowed 1..64"},
     {"[core]\nclock_mhz = fast\n", NULL, GPUEST_EINVAL, "bad.ini:2", "not a number"},

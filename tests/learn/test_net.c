@@ -153,7 +153,7 @@ static void test_missing_and_corrupt(void **state)
     assert_non_null(strstr(err.msg, "nonexistent.net"));
     assert_int_equal(gpuest_learn_net_load(np, missing, 2, 1, &l, &err), GPUEST_EIO);
     /* Wrong shape. */
-    assert_int_equal(gpuest_learn_net_load(np, sp, 4, 5, &l, &err), GPUEST_EMISMATCH);
+    assert_int_equal(gpuest_learn_net_load(np, sp, 4, 5, &l, &err), GPUEST_ECORRUPT); /* bad input: exit 2 */
     assert_non_null(strstr(err.msg, "shape"));
     /* One flipped byte deep in the weights: checksum. */
     flip_byte(np, 300);
