@@ -161,7 +161,7 @@ gpuest_err gpuest_net_pattern_parse(const char *name, gpuest_net_pattern_t *out,
 
 /* ================================================================ packet sizing */
 /* Flits of a packet carrying data_bytes of payload: the header is a flit of its own when
- * header_bytes <= 0, else it shares flits with the data. flit_bytes <= 0 counts as 1 (the rule of gpuest_packet_flits, core.h). */
+ * header_bytes <= 0, else it shares flits with the data. flit_bytes <= 0 means 16; the rule itself is gpuest_packet_flits (core.h). */
 int gpuest_net_packet_flits(int flit_bytes, int header_bytes, int data_bytes);
 
 #ifdef __cplusplus

@@ -140,5 +140,6 @@ int gpuest_net_packet_flits(int flit_bytes, int header_bytes, int data_bytes)
 {
     /* the project's one rule lives in core (gpuest_packet_flits) so that the
      * compression tools, which do not depend on the network, size packets alike */
-    return gpuest_packet_flits(8u * (uint64_t)(data_bytes > 0 ? data_bytes : 0), flit_bytes, header_bytes);
+    return gpuest_packet_flits(8u * (uint64_t)(data_bytes > 0 ? data_bytes : 0), flit_bytes > 0 ? flit_bytes : 16,
+                               header_bytes);
 }

@@ -488,7 +488,7 @@ gpuest_err gpuest_noc_inject(gpuest_noc_t *noc, const gpuest_noc_send_t *p, uint
     int c = p->cls;
     ni->iq[c][(ni->iq_head[c] + ni->iq_count[c]) % noc->cfg.inject_queue] = k;
     ni->iq_count[c]++;
-    ni->iq_flits[c] += p->flits * ndst; /* source replication: every copy sends its flits */
+    ni->iq_flits[c] += p->flits; /* a multicast leaves the NI once: the routers replicate it */
     noc->in_flight += (uint64_t)ndst;
     if (id_out)
         *id_out = id;

@@ -262,7 +262,7 @@ static void make_model_bad_activation(const char *dir)
 }
 static void make_model_bad_sizes(const char *dir)
 {
-    write_model(dir, "layer_sizes=5 17 6", "layer_sizes=5 99999 6", NULL, NULL);
+    write_model(dir, "layer_sizes=5 33 6", "layer_sizes=5 99999 6", NULL, NULL);
 }
 static void make_model_too_many_inputs(const char *dir)
 {
@@ -369,7 +369,7 @@ static const bad_case cases[] = {
     {NULL, NULL, NULL, NULL, make_not_xz, TRACE, "kernel-1.traceg.xz:1:", "not an xz file"},
     {NULL, NULL, NULL, NULL, make_xz_with_bad_line, TRACE, "kernel-1.traceg.xz:12:", "field 'mask'"},
     /* native CSV traces */
-    {"t.csv", "gpuest_trace,2\n", NULL, NULL, NULL, CSVT, "t.csv:1:", "gpuest_trace,1"},
+    {"t.csv", "gpuest_trace,3\n", NULL, NULL, NULL, CSVT, "t.csv:1:", "gpuest_trace,2"},
     {"t.csv", "gpuest_trace,1\nalloc,A,0x1000,1000000000000,fp32,0\n" C_KERNEL, NULL, NULL, NULL, CSVT,
      "t.csv:2:", "memory limit"},
     {"t.csv", C_HEAD "kernel,0,k,1,1,1,64,32,1,0,8\n", NULL, NULL, NULL, CSVT, "t.csv:3:", "at most 1024 threads"},
@@ -395,7 +395,7 @@ static const bad_case cases[] = {
     {NULL, NULL, NULL, NULL, make_scale_bad_header, PREDICT, "approx-atax.scale.csv:1:", "4 columns"},
     {NULL, NULL, NULL, NULL, make_scale_bad_shape, PREDICT, "approx-atax.scale.csv:3:", "network shape 4 x 6"},
     {NULL, NULL, NULL, NULL, make_scale_bad_range, PREDICT, "approx-atax.scale.csv:5:", "<min> <max>"},
-    {NULL, NULL, NULL, NULL, make_scale_bad_row, PREDICT, "approx-atax.scale.csv:8:", "unknown row kind"},
+    {NULL, NULL, NULL, NULL, make_scale_bad_row, PREDICT, "approx-atax.scale.csv:9:", "unknown row kind"},
 };
 
 /* Does msg contain "<file>:<digits>:" for a pattern "file:*", or the pattern itself? */
