@@ -127,6 +127,34 @@ gpuest_err gpuest_study_validate(const gpuest_calibration_t *c, const gpuest_con
                                  gpuest_progress_t *progress, gpuest_study_validation_point_t *out, int *count,
                                  gpuest_error_t *err);
 
+
+/* ------------------------------------------------------------ sampled simulation (sample.c) */
+typedef struct {
+    double value, lo, hi; /* estimate and confidence interval */
+} gpuest_study_ci_t;
+
+typedef struct {
+    gpuest_sample_result_t raw;
+    gpuest_study_ci_t ipc, amat, miss_latency, mc_stall;
+    double cov;             /* coefficient of variation of per-unit CPI */
+    int units;              /* measured units */
+    int units_steady;       /* units whose warming reached steady state */
+    int units_needed;       /* units for the target half-width at the confidence level */
+    double confidence, target;
+    double detailed_fraction; /* detailed cycles / estimated cycles of the full run */
+} gpuest_study_sampled_t;
+
+/* Sampled simulation of workload on cfg with intervals at confidence conf; with target > 0
+ * (relative half-width of the IPC interval) a second stage reruns with the sample size the pilot
+ * asks for (at most 400 units). */
+gpuest_err gpuest_study_sample(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                               uint64_t seed, const gpuest_sample_opts_t *opts, double conf, double target,
+                               gpuest_study_sampled_t *out, gpuest_error_t *err);
+/* Estimates and intervals from raw units (no simulation): exposed for tests. */
+gpuest_err gpuest_study_sample_estimate(const gpuest_sample_result_t *raw, double conf, double target,
+                                        gpuest_study_sampled_t *out, gpuest_error_t *err);
+void gpuest_study_sampled_free(gpuest_study_sampled_t *s);
+
 #ifdef __cplusplus
 }
 #endif
