@@ -1,8 +1,8 @@
 /* fit.c: calibration of the closed GPU model's parameters by GSL nonlinear least squares.
  *
  * Residuals are relative errors of IPC and AMAT over the calibration points, plus one weak prior
- * pseudo-residual per parameter (log(theta / theta0) / 3: a factor e^3 away costs as much as a
- * 100 % miss) that keeps poorly excited parameters finite. Bounds are kept by a logistic
+ * pseudo-residual per parameter (PRIOR_WEIGHT x log(theta / theta0)) that keeps poorly excited
+ * parameters finite. Bounds are kept by a logistic
  * reparametrisation theta = lo + (hi - lo) / (1 + e^-u). Trust region (Levenberg-Marquardt),
  * finite-difference Jacobian (the model is cheap), three starts, best chi^2 kept. The parameter
  * covariance is (J^T J)^-1 in u, mapped to theta by the delta method and scaled by
@@ -17,7 +17,10 @@
 #include "model/model.h"
 
 #define NP GPUEST_GPU_PARAMS
-#define PRIOR_SIGMA 3.0
+/* Prior pseudo-residual weight: being a factor e away from the default costs as much as a 0.3 %
+ * miss on one observation, enough to keep unexcited parameters finite and too little to pull
+ * excited ones (the data residuals are relative errors of a few per cent). */
+#define PRIOR_WEIGHT 0.003
 
 typedef struct {
     gpuest_fit_point_t *pts;
@@ -60,7 +63,7 @@ static int residuals(const gsl_vector *u, void *vctx, gsl_vector *f)
         gsl_vector_set(f, 2 * (size_t)i + 1, wa * ra);
     }
     for (int j = 0; j < NP; j++)
-        gsl_vector_set(f, 2 * (size_t)ctx->n + (size_t)j, log(th[j] / ctx->theta0[j]) / PRIOR_SIGMA);
+        gsl_vector_set(f, 2 * (size_t)ctx->n + (size_t)j, PRIOR_WEIGHT * log(th[j] / ctx->theta0[j]));
     return GSL_SUCCESS;
 }
 
@@ -96,7 +99,25 @@ static int run_once(fit_ctx_t *ctx, const double *theta_start, double *u_out, gs
     return 0;
 }
 
+static gpuest_err fit_starts(gpuest_fit_point_t *pts, int n, const double (*starts)[NP], int nstarts,
+                             gpuest_fit_result_t *out, gpuest_error_t *err);
+
 gpuest_err gpuest_gpu_fit(gpuest_fit_point_t *pts, int n, gpuest_fit_result_t *out, gpuest_error_t *err)
+{
+    static const double starts[3][NP] = {{0.5, 0.5, 1.0}, {0.1, 0.9, 1.0}, {2.0, 0.2, 2.0}};
+    return fit_starts(pts, n, starts, 3, out, err);
+}
+
+gpuest_err gpuest_gpu_fit_from(gpuest_fit_point_t *pts, int n, const gpuest_gpu_params_t *start,
+                               gpuest_fit_result_t *out, gpuest_error_t *err)
+{
+    double s[1][NP];
+    gpuest_gpu_params_to_vec(start, s[0]);
+    return fit_starts(pts, n, (const double(*)[NP])s, 1, out, err);
+}
+
+static gpuest_err fit_starts(gpuest_fit_point_t *pts, int n, const double (*starts)[NP], int nstarts,
+                             gpuest_fit_result_t *out, gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
     if (n < 1)
@@ -108,12 +129,11 @@ gpuest_err gpuest_gpu_fit(gpuest_fit_point_t *pts, int n, gpuest_fit_result_t *o
     gpuest_gpu_params_t def;
     gpuest_gpu_params_default(&def);
     gpuest_gpu_params_to_vec(&def, ctx.theta0);
-    static const double starts[3][NP] = {{0.5, 0.5, 1.0}, {0.1, 0.9, 1.0}, {2.0, 0.2, 2.0}};
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     gsl_matrix *cov = gsl_matrix_alloc(NP, NP), *best_cov = gsl_matrix_alloc(NP, NP);
     double best_u[NP] = {0}, best_chi2 = INFINITY;
     int best_it = 0;
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < nstarts; s++) {
         double u[NP], c2;
         int it;
         if (run_once(&ctx, starts[s], u, cov, &c2, &it) != 0)

@@ -10,8 +10,9 @@
  *   DRAMLAT (fixed DRAM latency of misses, delay) -> COMP (compressor latency not hidden by the
  *   injection queue, delay) -> INJ (per MC reply-injection port, always explicit) -> REPNET
  *   (surrogate delay) -> SMEJ (per SM, reply ejection) -> DECOMP (delay) -> ISS ...
- * plus up to two hot links promoted to explicit FCFS stations (HOT0, HOT1) once their
- * utilisation passes 0.7, after which the open model is evaluated at no more than 0.7 of its
+ * plus the two hottest links as explicit FCFS stations (HOT0, HOT1; always explicit rather than
+ * promoted past a threshold, so the model stays smooth in its parameters, which the fit needs; the
+ * reply surrogate excludes their service). The open model is evaluated at no more than 0.7 of its
  * saturation load (it is accurate only below saturation; Kiasari et al. validate it there).
  * Finite MC reply buffer: customers beyond mc.reply_queue + noc.inject_queue at INJ really wait
  * in the request path (the L2 stops accepting), so that part of INJ's residence is reported as
@@ -286,6 +287,13 @@ static double stall_ratio(double mean, double b, double k)
     return tail / z;
 }
 
+/* The reply network's surrogate delay without the hot links' own service (they are explicit). */
+static double rep_surrogate(double d_rep, const gpuest_amva_station_t *st)
+{
+    double d = d_rep - st[ST_HOT0].demand - st[ST_HOT1].demand;
+    return d > 0 ? d : 0.0;
+}
+
 /* Background (write) utilisation inflates a station's demand for the closed class: the mixed-
  * network rule D / (1 - U_open) (Lazowska et al. 1984, ch. 7). */
 static double inflate(double d, double u_open) { return d / (1.0 - (u_open < 0.95 ? u_open : 0.95)); }
@@ -362,6 +370,11 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double d_req = 0, d_rep = 0, link_mean = 0;
     GPUEST_TRY(noc_delays(m, 0.0, p->kappa, &d_req, &d_rep, &link_mean, err));
     int promoted[2] = {0, 0};
+    for (int h = 0; h < 2; h++) {
+        promoted[h] = m->hot_load[h] > 0;
+        st[ST_HOT0 + h] = (gpuest_amva_station_t){promoted[h] ? GPUEST_ST_QUEUE : GPUEST_ST_DELAY,
+                                                  m->hot_load[h] * per_x / m->hot_capacity, 1, 0, 1, 0.5};
+    }
     gpuest_amva_result_t a;
     double omega = 0.5, x_prev = 0.0, last_sign = 0.0, x = 0.0;
     int flips = 0, it;
@@ -377,20 +390,18 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             st[i].demand = inflate(dr[i], uw);
         }
         st[ST_REQNET].demand = d_req;
-        st[ST_REPNET].demand = d_rep;
+        st[ST_REPNET].demand = rep_surrogate(d_rep, st);
         GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
         x = a.x;
         double scale = x * per_x;
         /* compressor latency hidden while the injection port is busy */
         st[ST_COMP].demand = t ? t->compress_latency * m->l2c * (1 - clamp01(a.util[ST_INJ])) : 0.0;
-        /* hot-link promotion (one way, so the loop cannot cycle); the link's usable capacity is
-         * its utilisation at the open model's saturation (head-of-line and allocation losses) */
+        /* the two hottest links are explicit FCFS stations whose usable capacity is their
+         * utilisation at the open model's saturation (head-of-line and allocation losses) */
         for (int h = 0; h < 2; h++) {
-            if (!promoted[h] && m->hot_load[h] * scale > 0.7 * m->hot_capacity) {
-                promoted[h] = 1;
-                st[ST_HOT0 + h] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, m->hot_load[h] * per_x / m->hot_capacity,
-                                                          1, 0, 1, 0.5};
-            }
+            promoted[h] = m->hot_load[h] > 0;
+            st[ST_HOT0 + h] = (gpuest_amva_station_t){promoted[h] ? GPUEST_ST_QUEUE : GPUEST_ST_DELAY,
+                                                      m->hot_load[h] * per_x / m->hot_capacity, 1, 0, 1, 0.5};
         }
         double nr, np, lm;
         GPUEST_TRY(noc_delays(m, scale, p->kappa, &nr, &np, &lm, err));
@@ -411,7 +422,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             break;
     }
     st[ST_REQNET].demand = d_req;
-    st[ST_REPNET].demand = d_rep;
+    st[ST_REPNET].demand = rep_surrogate(d_rep, st);
     GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
     out->outer_iterations = it > 60 ? 60 : it;
     out->promoted_links = promoted[0] + promoted[1];

@@ -309,6 +309,9 @@ typedef struct {
 /* Fits the parameters to the points by GSL nonlinear least squares (trust region, finite-
  * difference Jacobian, logistic bounds, several starts), with weak priors around the defaults. */
 gpuest_err gpuest_gpu_fit(gpuest_fit_point_t *pts, int n, gpuest_fit_result_t *out, gpuest_error_t *err);
+/* The same from one start (warm start for refits, e.g. leave-one-out). */
+gpuest_err gpuest_gpu_fit_from(gpuest_fit_point_t *pts, int n, const gpuest_gpu_params_t *start,
+                               gpuest_fit_result_t *out, gpuest_error_t *err);
 /* Delta-method standard deviations of IPC and AMAT at one point. */
 gpuest_err gpuest_gpu_predict_sd(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                  const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,

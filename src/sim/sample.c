@@ -362,6 +362,7 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, int
                                g->launch.name, g->ctas_done, g->launch.num_ctas);
     }
     out->ff_warp_insts += ff;
+    out->detailed_warp_insts += g->ctr.v[SC_warp_insts] - start_insts;
     return GPUEST_OK;
 }
 

@@ -230,6 +230,7 @@ typedef struct {
     uint64_t detailed_cycles;      /* every detailed cycle: warming, units and drains */
     uint64_t drain_cycles;
     uint64_t ff_warp_insts;        /* instructions fast-forwarded */
+    uint64_t detailed_warp_insts;  /* instructions simulated in detail (ff + detailed = counted total) */
     double wall_seconds;
 } gpuest_sample_result_t;
 

@@ -95,7 +95,7 @@ gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_
         int ns;
         GPUEST_TRY(build_points(cfg, c, k, sub, &ns, err));
         gpuest_fit_result_t f;
-        rc = gpuest_gpu_fit(sub, ns, &f, err);
+        rc = gpuest_gpu_fit_from(sub, ns, &c->fit.params, &f, err);
         free_models(sub, ns);
         if (rc != GPUEST_OK)
             return rc;
