@@ -90,6 +90,9 @@ struct gpuest_gpu_model_s {
     double noc_write_fraction;
     double sat_scale, sat_kappa; /* cached saturation scale for one kappa */
     double hot_load[2];          /* flits per cycle on the two hottest links at scale 1 */
+    gpuest_model_result_t cache; /* last open-model evaluation (cache_scale, cache_kappa) */
+    int cache_valid;
+    double cache_scale, cache_kappa;
     double hot_capacity;         /* utilisation of the hottest link when the open model saturates: its
                                     usable share after head-of-line and allocation losses */
 };
@@ -162,6 +165,7 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
         return rc;
     m->noc_rep_flits = rep_flits;
     m->noc_write_fraction = wf;
+    m->cache_valid = 0;
     m->sat_kappa = -1.0;
     find_hot_links(m);
     return GPUEST_OK;
@@ -209,10 +213,16 @@ static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, 
         m->sat_kappa = kappa;
     }
     double s = scale < 0.7 * m->sat_scale ? scale : 0.7 * m->sat_scale;
-    gpuest_model_result_t r;
-    gpuest_err rc = gpuest_model_noc_eval(m->noc, s, &pp, &r, err);
-    if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
-        return rc;
+    /* the last evaluation is kept: past the cap every outer iteration asks for the same one */
+    if (!(m->cache_valid && m->cache_scale == s && m->cache_kappa == kappa)) {
+        gpuest_err rc = gpuest_model_noc_eval(m->noc, s, &pp, &m->cache, err);
+        if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
+            return rc;
+        m->cache_valid = 1;
+        m->cache_scale = s;
+        m->cache_kappa = kappa;
+    }
+    const gpuest_model_result_t r = m->cache;
     double wr = 0.0, ww = 0.0, rr = 0.0, rw = 0.0;
     for (int c = 0; c < r.num_classes; c++) {
         double d = r.cls[c].zero_load + r.cls[c].hop_wait;
@@ -405,6 +415,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         }
         double nr, np, lm;
         GPUEST_TRY(noc_delays(m, scale, p->kappa, &nr, &np, &lm, err));
+        if (scale >= 0.7 * m->sat_scale)
+            omega = 1.0; /* past the cap the open model's delays no longer depend on x: jump */
         link_mean = lm;
         double diff = (nr - d_req) + (np - d_rep);
         double sign = diff > 0 ? 1.0 : (diff < 0 ? -1.0 : 0.0);

@@ -32,7 +32,7 @@ gpuest_err gpuest_study_noc_compare(const gpuest_config_t *cfg, const gpuest_sim
                                     gpuest_study_noc_compare_t *out, gpuest_error_t *err);
 
 /* ------------------------------------------------------------ configuration variants (variants.c) */
-#define GPUEST_STUDY_MAX_SETS 4
+#define GPUEST_STUDY_MAX_SETS 6
 typedef struct {
     char label[48];
     int nsets;

@@ -10,6 +10,17 @@
 
 #include "study/study.h"
 
+static void add5(gpuest_study_variant_t *out, int cap, int *n, const char *label, const char *const *s, int ns)
+{
+    if (*n >= cap)
+        return;
+    gpuest_study_variant_t *v = &out[(*n)++];
+    memset(v, 0, sizeof *v);
+    snprintf(v->label, sizeof v->label, "%s", label);
+    for (int i = 0; i < ns && i < GPUEST_STUDY_MAX_SETS; i++)
+        snprintf(v->sets[v->nsets++], sizeof v->sets[0], "%s", s[i]);
+}
+
 static void add(gpuest_study_variant_t *out, int cap, int *n, const char *label, const char *s0, const char *s1,
                 const char *s2)
 {
@@ -40,17 +51,25 @@ int gpuest_study_excitation(const gpuest_config_t *cfg, gpuest_study_variant_t *
 
 int gpuest_study_heldout(const gpuest_config_t *cfg, gpuest_study_variant_t *out, int cap)
 {
-    char a[80], b[80], c[80];
+    char a[80];
     int n = 0;
     const gpuest_dram_cfg_t *d = &cfg->dram;
     snprintf(a, sizeof a, "l2.hit_latency=%d", cfg->l2.hit_latency / 2);
     add(out, cap, &n, "l2lat_x0.5", a, NULL, NULL);
     snprintf(a, sizeof a, "noc.flit_bytes=%d", cfg->noc.flit_bytes * 3 / 2);
     add(out, cap, &n, "flit_x1.5", a, NULL, NULL);
-    snprintf(a, sizeof a, "dram.tCL=%d", d->tCL * 3 / 2);
-    snprintf(b, sizeof b, "dram.tRCD=%d", d->tRCD * 3 / 2);
-    snprintf(c, sizeof c, "dram.tRP=%d", d->tRP * 3 / 2);
-    add(out, cap, &n, "dram_x1.5", a, b, c);
+    {   /* every DRAM timing x1.5 together, so tRC >= tRAS + tRP still holds */
+        char t[5][80];
+        snprintf(t[0], sizeof t[0], "dram.tCL=%d", d->tCL * 3 / 2);
+        snprintf(t[1], sizeof t[1], "dram.tRCD=%d", d->tRCD * 3 / 2);
+        snprintf(t[2], sizeof t[2], "dram.tRP=%d", d->tRP * 3 / 2);
+        snprintf(t[3], sizeof t[3], "dram.tRAS=%d", d->tRAS * 3 / 2);
+        snprintf(t[4], sizeof t[4], "dram.tRC=%d", (d->tRAS * 3 / 2) + (d->tRP * 3 / 2) > d->tRC * 3 / 2
+                                                      ? (d->tRAS * 3 / 2) + (d->tRP * 3 / 2)
+                                                      : d->tRC * 3 / 2);
+        const char *const ts[5] = {t[0], t[1], t[2], t[3], t[4]};
+        add5(out, cap, &n, "dram_x1.5", ts, 5);
+    }
     snprintf(a, sizeof a, "l2.hit_latency=%d", cfg->l2.hit_latency * 3 / 2);
     add(out, cap, &n, "l2lat_x1.5", a, NULL, NULL);
     if (cfg->noc.topology == GPUEST_TOPO_MESH) {
