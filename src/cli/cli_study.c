@@ -17,6 +17,8 @@ void cli_study_init(cli_study_opts_t *o)
     o->confidence = 0.95;
     o->points = 10;
     o->batch = NULL;
+    o->truth_csv = NULL;
+    o->refit = 0;
 }
 
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
@@ -26,8 +28,12 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
     int used = cli_config_option(&o->cc, a);
     if (used != 0)
         return used;
+    if (cli_args_is(a, "refit")) {
+        o->refit = 1;
+        return 1;
+    }
     static const char *const ours[] = {"workload", "scale", "seed", "calibrations", "calibration", "csv",
-                                       "confidence", "points", "batch", NULL};
+                                       "confidence", "points", "batch", "truth-csv", NULL};
     int mine = 0;
     for (int i = 0; ours[i]; i++)
         mine |= cli_args_is(a, ours[i]);
@@ -54,6 +60,8 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
         o->csv = v;
     else if (cli_args_is(a, "batch"))
         o->batch = v;
+    else if (cli_args_is(a, "truth-csv"))
+        o->truth_csv = v;
     else if (cli_args_is(a, "confidence")) {
         if (cli_parse_double(cmd, "confidence", v, 0.5, 0.9999, &o->confidence))
             return -1;

@@ -16,6 +16,8 @@ typedef struct {
     double confidence;
     long points;
     const char *batch;
+    const char *truth_csv; /* validate: stored detailed runs */
+    int refit;             /* calibrate: refit the runs of the existing file */
 } cli_study_opts_t;
 
 void cli_study_init(cli_study_opts_t *o);

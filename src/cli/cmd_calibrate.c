@@ -1,5 +1,6 @@
 /* cmd_calibrate.c: 'gpuest calibrate': runs of the excitation set, fit, calibration file. */
 #include <stdio.h>
+#include <string.h>
 #include <math.h>
 #include <sys/stat.h>
 
@@ -14,8 +15,9 @@ static void help(FILE *out)
                  "Simulates the workload in detail on the excitation configurations of the preset (baseline,\n"
                  "flit width x0.5 and x2, L2 hit latency x2), fits the closed model's parameters (alpha, eta,\n"
                  "kappa) by nonlinear least squares, cross-validates (leave one configuration out) and writes\n"
-                 "DIR/<preset>-<workload>-<scale>.cal with the runs that made it.\n\noptions:\n" CLI_CONFIG_HELP
-                 CLI_STUDY_HELP);
+                 "DIR/<preset>-<workload>-<scale>.cal with the runs that made it. --refit fits the runs\n"
+                 "stored in that file again (no simulation).\n\noptions:\n" CLI_CONFIG_HELP CLI_STUDY_HELP
+                 "  --refit                refit the stored runs\n");
 }
 
 int cli_cmd_calibrate(int argc, char **argv)
@@ -41,13 +43,22 @@ int cli_cmd_calibrate(int argc, char **argv)
     gpuest_error_t err;
     gpuest_error_clear(&err);
     static gpuest_calibration_t c;
-    gpuest_progress_t *pr = cli_progress("calibrate", 4);
-    gpuest_err e = gpuest_study_calibrate(&o.cc.cfg, o.workload, o.scale, o.seed, pr, &c, &err);
-    gpuest_progress_finish(pr);
-    if (e != GPUEST_OK)
-        return cli_report(CMD, e, &err);
     char path[1024];
     cli_study_calib_path(&o, path, sizeof path);
+    gpuest_err e;
+    if (o.refit) { /* the stored runs, fitted again: no simulation */
+        e = gpuest_calibration_read(path, &c, &err);
+        if (e == GPUEST_OK && strcmp(c.preset, o.cc.cfg.name) != 0)
+            e = gpuest_fail(&err, GPUEST_EINVAL, "%s was made on %s, not %s", path, c.preset, o.cc.cfg.name);
+        if (e == GPUEST_OK)
+            e = gpuest_study_fit_runs(&o.cc.cfg, &c, &err);
+    } else {
+        gpuest_progress_t *pr = cli_progress("calibrate", 4);
+        e = gpuest_study_calibrate(&o.cc.cfg, o.workload, o.scale, o.seed, pr, &c, &err);
+        gpuest_progress_finish(pr);
+    }
+    if (e != GPUEST_OK)
+        return cli_report(CMD, e, &err);
     if (!o.calib_file)
         mkdir(o.calib_dir, 0777); /* exists already, or the write below reports the problem */
     e = gpuest_calibration_write(&c, path, &err);

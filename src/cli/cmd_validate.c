@@ -16,7 +16,44 @@ static void help(FILE *out)
                  "prints per point the errors of IPC and AMAT and whether the interval covered the truth,\n"
                  "then the mean absolute percentage errors and the coverage.\n\noptions:\n" CLI_CONFIG_HELP
                  CLI_STUDY_HELP "  --points N             held-out points (default 10)\n"
+                 "  --truth-csv FILE       detailed runs of an earlier --csv instead of new simulations\n"
                  "  --csv FILE             one row per point\n  --confidence C         interval level (0.95)\n");
+}
+
+/* --truth-csv: the detailed runs of an earlier 'validate --csv' (columns point, ipc_sim, amat_sim, sim_s). */
+typedef struct {
+    gpuest_study_run_t *t;
+    int n;
+    int c_point, c_ipc, c_amat, c_sim;
+} truth_ctx_t;
+
+static gpuest_err truth_row(void *vctx, size_t line, const char *const *f, size_t nf, gpuest_error_t *err)
+{
+    truth_ctx_t *c = vctx;
+    if (line == 1) {
+        for (size_t i = 0; i < nf; i++) {
+            if (strcmp(f[i], "point") == 0) c->c_point = (int)i;
+            if (strcmp(f[i], "ipc_sim") == 0) c->c_ipc = (int)i;
+            if (strcmp(f[i], "amat_sim") == 0) c->c_amat = (int)i;
+            if (strcmp(f[i], "sim_s") == 0) c->c_sim = (int)i;
+        }
+        if (c->c_point < 0 || c->c_ipc < 0 || c->c_amat < 0 || c->c_sim < 0)
+            return gpuest_fail(err, GPUEST_EPARSE, "line 1: expected the columns point, ipc_sim, amat_sim and sim_s "
+                                                   "of 'gpuest validate --csv'");
+        return GPUEST_OK;
+    }
+    if (c->n >= 16)
+        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: more than 16 points", line);
+    gpuest_study_run_t *r = &c->t[c->n];
+    memset(r, 0, sizeof *r);
+    if ((size_t)c->c_sim >= nf || (size_t)c->c_point >= nf || (size_t)c->c_ipc >= nf || (size_t)c->c_amat >= nf)
+        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: %zu fields, fewer than the header's", line, nf);
+    snprintf(r->label, sizeof r->label, "%s", f[c->c_point]);
+    if (gpuest_parse_double(f[c->c_ipc], &r->ipc) != GPUEST_OK || gpuest_parse_double(f[c->c_amat], &r->amat) != GPUEST_OK ||
+        gpuest_parse_double(f[c->c_sim], &r->sim_seconds) != GPUEST_OK || !(r->ipc > 0) || !(r->amat > 0))
+        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: ipc_sim, amat_sim and sim_s must be numbers (> 0)", line);
+    c->n++;
+    return GPUEST_OK;
 }
 
 int cli_cmd_validate(int argc, char **argv)
@@ -50,7 +87,19 @@ int cli_cmd_validate(int argc, char **argv)
     static gpuest_study_validation_point_t pts[16];
     int n = 0;
     gpuest_progress_t *pr = cli_progress("validate", (unsigned long long)o.points);
-    e = gpuest_study_validate(&c, &o.cc.cfg, (int)o.points, o.confidence, pr, pts, &n, &err);
+    static gpuest_study_run_t truths[16];
+    int ntruths = 0;
+    if (o.truth_csv) {
+        truth_ctx_t tc = {truths, 0, -1, -1, -1, -1};
+        e = gpuest_csv_read(o.truth_csv, truth_row, &tc, &err);
+        if (e != GPUEST_OK) {
+            gpuest_progress_finish(pr);
+            return cli_report(CMD, e, &err);
+        }
+        ntruths = tc.n;
+    }
+    e = gpuest_study_validate(&c, &o.cc.cfg, (int)o.points, o.confidence, o.truth_csv ? truths : NULL, ntruths, pr,
+                              pts, &n, &err);
     gpuest_progress_finish(pr);
     if (e != GPUEST_OK)
         return cli_report(CMD, e, &err);

@@ -5,8 +5,8 @@
  * parameters finite. Bounds are kept by a logistic
  * reparametrisation theta = lo + (hi - lo) / (1 + e^-u). Trust region (Levenberg-Marquardt),
  * finite-difference Jacobian (the model is cheap), three starts, best chi^2 kept. The parameter
- * covariance is (J^T J)^-1 in u, mapped to theta by the delta method and scaled by
- * max(1, chi^2 / dof) as in the GSL manual's example (docs/estimator.md). */
+ * covariance is (J^T J)^-1 in u, mapped to theta by the delta method and scaled by the residual
+ * variance chi^2 / dof (docs/estimator.md). */
 #include <math.h>
 #include <string.h>
 
@@ -74,7 +74,7 @@ static int run_once(fit_ctx_t *ctx, const double *theta_start, double *u_out, gs
     size_t nres = 2 * (size_t)ctx->n + NP;
     gsl_multifit_nlinear_fdf fdf = {.f = residuals, .df = NULL, .fvv = NULL, .n = nres, .p = NP, .params = ctx};
     gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-    fp.h_df = 1e-4; /* the model is an iterative solution (relative precision ~1e-7): no sqrt(eps) steps */
+    fp.h_df = 1e-2; /* the model is an iterative solution with a bisected saturation point: no sqrt(eps) steps */
     gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, nres, NP);
     if (!w)
         return -1;
@@ -160,7 +160,10 @@ static gpuest_err fit_starts(gpuest_fit_point_t *pts, int n, const double (*star
     gpuest_gpu_params_from_vec(&out->params, th);
     out->chi2 = best_chi2;
     out->dof = 2 * n; /* 2n data rows + NP prior rows - NP parameters */
-    double scale = out->dof > 0 && best_chi2 / out->dof > 1.0 ? best_chi2 / out->dof : 1.0;
+    /* The residuals are relative errors with unit weight, not errors in units of a known noise,
+     * so the residual variance chi^2 / dof estimates the noise (s^2 (J^T J)^-1, the unweighted
+     * least-squares covariance); GSL's max(1, chi^2/dof) assumes weights of 1/sigma. */
+    double scale = out->dof > 0 ? best_chi2 / out->dof : 1.0;
     for (int a = 0; a < NP; a++)
         for (int b = 0; b < NP; b++)
             out->covar[a][b] = scale * dth[a] * dth[b] * gsl_matrix_get(best_cov, (size_t)a, (size_t)b);
@@ -191,7 +194,7 @@ gpuest_err gpuest_gpu_predict_sd(gpuest_gpu_model_t *m, const gpuest_model_workl
     gpuest_gpu_estimate_t e0;
     GPUEST_TRY(gpuest_gpu_model_solve(m, w, t, &fit->params, &e0, err));
     for (int j = 0; j < NP; j++) {
-        double h = 1e-3 * th[j], tp[NP]; /* well above the solver precision */
+        double h = 1e-2 * th[j], tp[NP]; /* well above the solver and bisection precision */
         memcpy(tp, th, sizeof th);
         tp[j] += h;
         gpuest_gpu_params_t pp;

@@ -175,18 +175,29 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
  * link carries one flit per cycle (saturated whatever the waits). 24 halvings (6e-8): the result
  * is a step function of kappa at that resolution, far below the fit's finite-difference steps, so
  * the closed model stays smooth in its parameters. */
+static int stable_at(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, double scale)
+{
+    gpuest_model_result_t r;
+    return gpuest_model_noc_eval(m->noc, scale, pp, &r, NULL) == GPUEST_OK && !r.saturated;
+}
+
 static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
     if (!(m->hot_load[0] > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
     double lo = 0.0, hi = 1.0 / m->hot_load[0];
-    gpuest_model_result_t r;
-    if (gpuest_model_noc_eval(m->noc, hi, pp, &r, NULL) == GPUEST_OK && !r.saturated)
+    int halvings = 24;
+    /* a nearby kappa was solved before (fit, interval derivatives): bracket +-10 % around it */
+    if (m->sat_scale > 0 && stable_at(m, pp, 0.9 * m->sat_scale) && !stable_at(m, pp, 1.1 * m->sat_scale)) {
+        lo = 0.9 * m->sat_scale;
+        hi = 1.1 * m->sat_scale;
+        halvings = 12; /* 5e-5 relative: far below the 1 % parameter steps of the derivatives */
+    } else if (stable_at(m, pp, hi)) {
         lo = hi, hi *= 4.0; /* wider ports (crossbar) can carry more than one flit per cycle */
-    for (int i = 0; i < 24; i++) {
+    }
+    for (int i = 0; i < halvings; i++) {
         double mid = 0.5 * (lo + hi);
-        gpuest_err rc = gpuest_model_noc_eval(m->noc, mid, pp, &r, NULL);
-        if (rc == GPUEST_OK && !r.saturated)
+        if (stable_at(m, pp, mid))
             lo = mid;
         else
             hi = mid;

@@ -299,7 +299,7 @@ typedef struct {
 
 typedef struct {
     gpuest_gpu_params_t params;
-    double covar[GPUEST_GPU_PARAMS][GPUEST_GPU_PARAMS]; /* of the parameters, scaled by max(1, chi2/dof) */
+    double covar[GPUEST_GPU_PARAMS][GPUEST_GPU_PARAMS]; /* of the parameters, scaled by chi2/dof */
     double chi2;
     int dof;
     int iterations;

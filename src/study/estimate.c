@@ -15,6 +15,77 @@ static gpuest_interval_t interval(double v, double sd, double z, int nonneg)
     return r;
 }
 
+/* Configuration fields an estimate may change, read as numbers. The excitation set varies
+ * noc.flit_bytes and l2.hit_latency; any other field that differs from the calibrated machine is a
+ * change the calibration never saw (the estimate says so). */
+typedef struct {
+    const char *name;
+    double (*get)(const gpuest_config_t *c);
+} field_t;
+#define FIELD(n, expr) static double get_##n(const gpuest_config_t *c) { return (double)(expr); }
+FIELD(flit, c->noc.flit_bytes)
+FIELD(l2lat, c->l2.hit_latency)
+FIELD(vcs, c->noc.vcs)
+FIELD(buf, c->noc.buffer_flits)
+FIELD(rreq, c->noc.routing_request)
+FIELD(rrep, c->noc.routing_reply)
+FIELD(place, c->noc.mc_placement)
+FIELD(mcs, c->mc.num_mcs)
+FIELD(xbar, c->noc.xbar_port_flits)
+FIELD(topo, c->noc.topology)
+FIELD(sms, c->core.num_sms)
+FIELD(warps, c->core.warps_per_sm)
+FIELD(mshr, c->l1.mshrs)
+FIELD(l1size, c->l1.size_bytes)
+FIELD(l2size, c->l2.size_per_mc_bytes)
+FIELD(tcl, c->dram.tCL)
+FIELD(trcd, c->dram.tRCD)
+FIELD(trp, c->dram.tRP)
+FIELD(dclk, c->dram.clock_mhz)
+FIELD(nclk, c->noc.clock_mhz)
+FIELD(replyq, c->mc.reply_queue)
+FIELD(injq, c->noc.inject_queue)
+static const field_t fields[] = {
+    {"noc.flit_bytes", get_flit},   {"l2.hit_latency", get_l2lat},     {"noc.vcs", get_vcs},
+    {"noc.buffer_flits", get_buf},  {"noc.routing_request", get_rreq}, {"noc.routing_reply", get_rrep},
+    {"noc.mc_placement", get_place}, {"mc.num_mcs", get_mcs},          {"noc.xbar_port_flits", get_xbar},
+    {"noc.topology", get_topo},     {"core.num_sms", get_sms},         {"core.warps_per_sm", get_warps},
+    {"l1.mshrs", get_mshr},         {"l1.size_bytes", get_l1size},     {"l2.size_per_mc_bytes", get_l2size},
+    {"dram.tCL", get_tcl},          {"dram.tRCD", get_trcd},           {"dram.tRP", get_trp},
+    {"dram.clock_mhz", get_dclk},   {"noc.clock_mhz", get_nclk},       {"mc.reply_queue", get_replyq},
+    {"noc.inject_queue", get_injq},
+};
+
+/* Names the first field outside what the calibration runs covered, or returns NULL. */
+static const char *outside_range(const gpuest_calibration_t *c, const gpuest_config_t *cfg, double *lo, double *hi)
+{
+    gpuest_config_t base;
+    gpuest_error_t err;
+    if (gpuest_config_preset(&base, c->preset, &err) != GPUEST_OK)
+        return "preset";
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        double v = fields[f].get(cfg);
+        *lo = *hi = fields[f].get(&base);
+        for (int i = 1; i < c->nruns; i++) { /* values the excitation runs set */
+            gpuest_config_t vc = base;
+            const char *s = c->runs[i].sets;
+            char one[96];
+            while (*s) {
+                size_t len = strcspn(s, ";");
+                snprintf(one, sizeof one, "%.*s", (int)len, s);
+                gpuest_config_set(&vc, one, "calibration", &err);
+                s += len + (s[len] ? 1 : 0);
+            }
+            double x = fields[f].get(&vc);
+            *lo = x < *lo ? x : *lo;
+            *hi = x > *hi ? x : *hi;
+        }
+        if (v < *lo || v > *hi)
+            return fields[f].name;
+    }
+    return NULL;
+}
+
 gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
                                  const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
                                  gpuest_error_t *err)
@@ -56,6 +127,12 @@ gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_con
         out->extrapolated = 1;
         snprintf(out->why, sizeof out->why, "bottleneck utilisation %.2f outside the calibrated %.2f..%.2f",
                  e->bottleneck_util, c->util_lo, c->util_hi);
+    }
+    double flo, fhi;
+    const char *key = outside_range(c, cfg, &flo, &fhi);
+    if (key) {
+        out->extrapolated = 1;
+        snprintf(out->why, sizeof out->why, "%s outside the calibrated %g..%g", key, flo, fhi);
     }
     if (strcmp(cfg->name, c->preset) != 0) {
         out->extrapolated = 1;

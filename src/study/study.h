@@ -122,10 +122,12 @@ typedef struct {
     double est_seconds;       /* wall time of the estimate */
 } gpuest_study_validation_point_t;
 
-/* Estimates and runs in detail the first n held-out variants (n <= the list length). */
+/* Estimates and runs in detail the first n held-out variants (n <= the list length). truths, when
+ * not NULL, holds detailed runs already made (matched by label; ipc, amat, sim_seconds), which
+ * then replace the simulations (re-validating a refitted calibration). */
 gpuest_err gpuest_study_validate(const gpuest_calibration_t *c, const gpuest_config_t *cfg, int n, double conf,
-                                 gpuest_progress_t *progress, gpuest_study_validation_point_t *out, int *count,
-                                 gpuest_error_t *err);
+                                 const gpuest_study_run_t *truths, int ntruths, gpuest_progress_t *progress,
+                                 gpuest_study_validation_point_t *out, int *count, gpuest_error_t *err);
 
 
 /* ------------------------------------------------------------ sampled simulation (sample.c) */
