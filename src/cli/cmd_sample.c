@@ -21,7 +21,7 @@ static void help(FILE *out)
 {
     fprintf(out, "usage: gpuest sample [--workload W] [--scale S] [--seed N] [machine]\n"
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
-                 "                     [--target E] [--compare] [--csv FILE]\n\n"
+                 "                     [--target E] [--sample-seed N] [--compare] [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
                  "rows); before each unit a detailed warming runs until the requests in flight settle.\n"
@@ -30,6 +30,7 @@ static void help(FILE *out)
                  "detailed run, the errors and the speedup.\n\nmachine:\n" CLI_CONFIG_HELP
                  "\noptions:\n"
                  "  --units N         units over the run (default 30)\n"
+                 "  --sample-seed N   random start of the systematic sample (default: --seed)\n"
                  "  --unit-insts N    warp instructions per unit (default 100 x SMs)\n"
                  "  --warm CYCLES     minimum detailed warming per unit (default 2000)\n"
                  "  --confidence C    interval level (default 0.997)\n"
@@ -64,7 +65,8 @@ int cli_cmd_sample(int argc, char **argv)
     cli_config_init(&cc, "mesh56");
     const char *workload = "hotspot", *csv = NULL;
     gpuest_scale_t scale = GPUEST_SCALE_SMALL;
-    unsigned long long seed = 1, ull;
+    unsigned long long seed = 1, ull, sample_seed = 0;
+    int have_sample_seed = 0;
     double conf = 0.997, target = 0.0;
     int compare = 0;
     long lv;
@@ -99,6 +101,10 @@ int cli_cmd_sample(int argc, char **argv)
         } else if (cli_args_is(&a, "seed")) {
             if (cli_parse_u64(CMD, "seed", v, &seed))
                 return 2;
+        } else if (cli_args_is(&a, "sample-seed")) {
+            if (cli_parse_u64(CMD, "sample-seed", v, &sample_seed))
+                return 2;
+            have_sample_seed = 1;
         } else if (cli_args_is(&a, "units")) {
             if (cli_parse_int(CMD, "units", v, 2, 400, &lv))
                 return 2;
@@ -124,7 +130,7 @@ int cli_cmd_sample(int argc, char **argv)
     int rc = cli_config_finish(&cc, CMD);
     if (rc != 0)
         return rc;
-    so.seed = seed;
+    so.seed = have_sample_seed ? sample_seed : seed; /* where the units fall; --seed is the input's */
     gpuest_error_t err;
     gpuest_error_clear(&err);
     so.progress = cli_progress("sample", 0);

@@ -412,6 +412,7 @@ gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source
     gpuest_sim_opts_t so;
     gpuest_sim_opts_default(&so);
     so.sample_interval = 0;
+    so.hooks = o.hooks;
     g->cfg = cfg;
     g->src = src;
     g->opts = &so;

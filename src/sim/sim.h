@@ -204,6 +204,7 @@ typedef struct {
     uint64_t warm_cycles; /* minimum detailed warming before a unit (default 2000 core cycles) */
     uint64_t seed;        /* random start of each kernel's systematic sample */
     gpuest_progress_t *progress; /* may be NULL */
+    gpuest_sim_hooks_t hooks;    /* technique hooks, as gpuest_sim_opts_t (fast-forward calls none) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);

@@ -55,7 +55,9 @@ static void recovers_parameters(void **state)
     build(pts, &truth);
     gpuest_fit_result_t f;
     gpuest_error_t err;
-    assert_int_equal(gpuest_gpu_fit(pts, NPTS, &f, &err), GPUEST_OK);
+    gpuest_gpu_params_t start;
+    gpuest_gpu_params_default(&start); /* (0.5, 0.5, 1.0): every parameter starts well away */
+    assert_int_equal(gpuest_gpu_fit_from(pts, NPTS, &start, &f, &err), GPUEST_OK);
     printf("fit: alpha %.5f eta %.5f kappa %.5f rms %.2e\n", f.params.alpha, f.params.eta, f.params.kappa,
            f.rms_rel_error);
     /* the weak prior pulls towards the defaults (0.5, 0.5, 1.0) by much less than 2 % */
