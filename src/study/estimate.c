@@ -134,6 +134,11 @@ gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_con
         out->extrapolated = 1;
         snprintf(out->why, sizeof out->why, "%s outside the calibrated %g..%g", key, flo, fhi);
     }
+    if (!t && cfg->technique.compression[0] && strcmp(cfg->technique.compression, "none") != 0) {
+        out->extrapolated = 1; /* the technique layer does not feed its transform yet */
+        snprintf(out->why, sizeof out->why, "technique.compression = %s is not in this estimate (no transform given)",
+                 cfg->technique.compression);
+    }
     if (strcmp(cfg->name, c->preset) != 0) {
         out->extrapolated = 1;
         snprintf(out->why, sizeof out->why, "machine family %s, calibrated on %s", cfg->name, c->preset);
