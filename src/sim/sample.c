@@ -269,28 +269,53 @@ static gpuest_err push_unit(gpuest_sample_result_t *out, size_t *cap, const gpue
     return GPUEST_OK;
 }
 
-/* One measured unit of at least `insts` warp instructions (or to the end of the launch). */
+/* One measured unit of at least `insts` warp instructions (or to the end of the launch).
+ *
+ * A unit runs from a cycle in which an instruction issues to the cycle before the first issue
+ * after its last instruction: it holds its instructions and the gap after each, as units that
+ * tile the instruction stream do. Starting at the cycle the warming happens to end would start
+ * inside a GPU-wide stall with a probability that grows with the stall's length (the inspection
+ * paradox) and bias CPI upwards. The cycles spent waiting for that first issue count as warming. */
 static gpuest_err measure(sim_gpu_t *g, uint64_t insts, gpuest_sample_unit_t *u, gpuest_error_t *err)
 {
-    sim_counters_t a = g->ctr;
-    uint64_t c0 = g->ticks[GPUEST_CLK_CORE], f0 = link_flits(g);
-    double inflight = 0.0;
+    sim_counters_t a = g->ctr, b;
+    uint64_t c0 = g->ticks[GPUEST_CLK_CORE], f0 = link_flits(g), c1, f1;
+    while (g->ctas_done < g->launch.num_ctas) { /* align the start with an issuing cycle */
+        a = g->ctr;
+        c0 = g->ticks[GPUEST_CLK_CORE];
+        f0 = link_flits(g);
+        GPUEST_TRY(core_cycle(g, err));
+        if (g->ctr.v[SC_warp_insts] > a.v[SC_warp_insts])
+            break;
+        u->warm_cycles++;
+    }
+    double inflight = (double)g->pool.live;
     while (g->ctr.v[SC_warp_insts] - a.v[SC_warp_insts] < insts && g->ctas_done < g->launch.num_ctas) {
         GPUEST_TRY(core_cycle(g, err));
         inflight += (double)g->pool.live;
     }
-    const uint64_t *b = g->ctr.v;
+    for (;;) { /* the gap after the last instruction: up to, not including, the next issuing cycle */
+        b = g->ctr;
+        c1 = g->ticks[GPUEST_CLK_CORE];
+        f1 = link_flits(g);
+        if (g->ctas_done >= g->launch.num_ctas)
+            break;
+        GPUEST_TRY(core_cycle(g, err));
+        if (g->ctr.v[SC_warp_insts] > b.v[SC_warp_insts])
+            break;
+        inflight += (double)g->pool.live;
+    }
     double pc = (double)g->period[GPUEST_CLK_CORE];
-    u->cycles = g->ticks[GPUEST_CLK_CORE] - c0;
-    u->warp_insts = b[SC_warp_insts] - a.v[SC_warp_insts];
-    u->thread_insts = b[SC_thread_insts] - a.v[SC_thread_insts];
-    u->amat_sum = (double)(b[SC_amat_fs] - a.v[SC_amat_fs]) / pc;
-    u->amat_n = (double)(b[SC_amat_n] - a.v[SC_amat_n]);
-    u->miss_sum = (double)(b[SC_miss_fs] - a.v[SC_miss_fs]) / pc;
-    u->miss_n = (double)(b[SC_read_done] - a.v[SC_read_done]);
-    u->mc_cycles = b[SC_mc_cycles] - a.v[SC_mc_cycles];
-    u->mc_stalls = b[SC_mc_stalls] - a.v[SC_mc_stalls];
-    u->link_flits = link_flits(g) - f0;
+    u->cycles = c1 - c0;
+    u->warp_insts = b.v[SC_warp_insts] - a.v[SC_warp_insts];
+    u->thread_insts = b.v[SC_thread_insts] - a.v[SC_thread_insts];
+    u->amat_sum = (double)(b.v[SC_amat_fs] - a.v[SC_amat_fs]) / pc;
+    u->amat_n = (double)(b.v[SC_amat_n] - a.v[SC_amat_n]);
+    u->miss_sum = (double)(b.v[SC_miss_fs] - a.v[SC_miss_fs]) / pc;
+    u->miss_n = (double)(b.v[SC_read_done] - a.v[SC_read_done]);
+    u->mc_cycles = b.v[SC_mc_cycles] - a.v[SC_mc_cycles];
+    u->mc_stalls = b.v[SC_mc_stalls] - a.v[SC_mc_stalls];
+    u->link_flits = f1 - f0;
     u->inflight = u->cycles ? inflight / (double)u->cycles : 0.0;
     return GPUEST_OK;
 }
@@ -333,12 +358,13 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, int
         /* detailed warming: at least warm_cycles and twice the loaded AMAT of the last unit (method
          * note 3: the queues need about two loaded round trips to refill after fast-forward) */
         uint64_t wmin = o->warm_cycles > (uint64_t)(2.0 * last_amat) ? o->warm_cycles : (uint64_t)(2.0 * last_amat);
+        uint64_t t0 = g->ticks[GPUEST_CLK_CORE];
         GPUEST_TRY(warm(g, wmin, &u.warm_cycles, &u.warm_steady, err));
-        out->detailed_cycles += u.warm_cycles;
-        if (g->ctas_done >= g->launch.num_ctas)
+        if (g->ctas_done < g->launch.num_ctas)
+            GPUEST_TRY(measure(g, unit, &u, err));
+        out->detailed_cycles += g->ticks[GPUEST_CLK_CORE] - t0;
+        if (g->ctas_done >= g->launch.num_ctas && u.warp_insts == 0)
             break;
-        GPUEST_TRY(measure(g, unit, &u, err));
-        out->detailed_cycles += u.cycles;
         if (u.warp_insts < unit)
             break; /* the launch ended inside the unit: its tail is not a full unit */
         warp_ipc = u.cycles ? (double)u.warp_insts / (double)u.cycles : warp_ipc;
