@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "model/model.h"
 #include "sim/sim.h"
+#include "study/study.h"
 #include "workload/workload.h"
 
 #define CMD "run"
@@ -54,46 +55,33 @@ static void print_simulation(const gpuest_sim_stats_t *t)
            t->intercore_locality[3]);
 }
 
-/* The analytical model at the simulated average load: request packets per SM
- * per interconnect cycle, with the measured share of writes. */
+/* The analytical NoC model at the simulated average load (the computation lives in study). */
 static int print_model(const gpuest_config_t *cfg, const gpuest_sim_stats_t *t)
 {
-    if (t->icnt_cycles == 0 || t->read_requests + t->write_requests == 0)
-        return 0;
-    /* The model's gpu rate counts request packets times the read-request size
-     * (write data is carried by the write share), not every request flit. */
-    int request_flits, reply_flits;
-    gpuest_model_gpu_packet_flits(cfg, &request_flits, &reply_flits);
-    double rate = (double)t->packets[0] * request_flits / ((double)cfg->core.num_sms * (double)t->icnt_cycles);
-    gpuest_model_pattern_t p;
-    gpuest_model_result_t m;
+    gpuest_study_noc_compare_t c;
     gpuest_error_t err;
     gpuest_error_clear(&err);
-    gpuest_err rc = gpuest_model_pattern_init(&p, "gpu", &err);
-    p.write_fraction = (double)t->write_requests / (double)(t->read_requests + t->write_requests);
-    if (rc == GPUEST_OK)
-        rc = gpuest_model_noc_point(cfg, &p, rate, NULL, &m, &err);
+    if (t->icnt_cycles == 0 || t->read_requests + t->write_requests == 0)
+        return 0;
+    gpuest_err rc = gpuest_study_noc_compare(cfg, t, &c, &err);
     if (rc != GPUEST_OK)
         return cli_report(CMD, rc, &err);
-    double to_core = cfg->core.clock_mhz / cfg->noc.clock_mhz; /* interconnect -> core cycles */
+    const gpuest_model_result_t *m = &c.model;
     printf("\nanalytical NoC model at the simulated average load (%.4f requests/SM/cycle; an open-loop\n"
-           "steady-state model, not yet calibrated to the workload: the estimator will fit it to sampled runs):\n",
-           rate);
-    double sat_rate = 0.0;
-    if (gpuest_model_noc_saturation(cfg, &p, NULL, &sat_rate, &err) != GPUEST_OK)
-        sat_rate = 0.0;
-    printf("  model saturation rate %.4f requests/SM/cycle (the run averaged %.0f %% of it)\n", sat_rate,
-           sat_rate > 0 ? 100.0 * rate / sat_rate : 0.0);
-    if (m.saturated) {
+           "steady-state model: 'gpuest calibrate' and 'gpuest estimate' give the closed, calibrated one):\n",
+           c.rate);
+    printf("  model saturation rate %.4f requests/SM/cycle (the run averaged %.0f %% of it)\n", c.sat_rate,
+           c.sat_rate > 0 ? 100.0 * c.rate / c.sat_rate : 0.0);
+    if (m->saturated) {
         printf("  saturated: bottleneck utilisation %.2f at this load (the network runs at its capacity,\n"
                "  as the simulated request latency shows); no latency is reported past saturation\n",
-               m.max_util);
+               m->max_util);
         return 0;
     }
     printf("  request latency %.1f (simulated %.1f), reply latency %.1f (simulated %.1f) core cycles\n",
-           m.cls[0].avg_latency * to_core, t->net_latency[0], m.cls[1].avg_latency * to_core, t->net_latency[1]);
-    printf("  MC reply injection utilisation %.2f, MC stall ratio %.3f (simulated %.3f)\n", m.mc_inject_util,
-           m.mc_stall_ratio, t->mc_stall_ratio);
+           m->cls[0].avg_latency * c.to_core, t->net_latency[0], m->cls[1].avg_latency * c.to_core, t->net_latency[1]);
+    printf("  MC reply injection utilisation %.2f, MC stall ratio %.3f (simulated %.3f)\n", m->mc_inject_util,
+           m->mc_stall_ratio, t->mc_stall_ratio);
     return 0;
 }
 

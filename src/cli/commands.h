@@ -10,5 +10,9 @@ int cli_cmd_characterize(int argc, char **argv);
 int cli_cmd_noc(int argc, char **argv);
 int cli_cmd_simulate(int argc, char **argv);
 int cli_cmd_approx(int argc, char **argv);
+int cli_cmd_calibrate(int argc, char **argv);
+int cli_cmd_sample(int argc, char **argv);
+int cli_cmd_estimate(int argc, char **argv);
+int cli_cmd_validate(int argc, char **argv);
 
 #endif

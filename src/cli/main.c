@@ -20,8 +20,10 @@ static const command_entry commands[] = {
     {"noc", cli_cmd_noc, "network-on-chip alone: synthetic traffic, simulated or analytical"},
     {"simulate", cli_cmd_simulate, "detailed cycle-level simulation of the whole memory system"},
     {"approx", cli_cmd_approx, "approximation-bit predictor: collect, train, predict, evaluate"},
-    {"sample", NULL, "sampled simulation (not yet available)"},
-    {"estimate", NULL, "calibrated analytical estimate of IPC / AMAT / network load (not yet available)"},
+    {"sample", cli_cmd_sample, "sampled simulation with confidence intervals (and its error against a full run)"},
+    {"calibrate", cli_cmd_calibrate, "fit the analytical model to simulated runs of a workload"},
+    {"estimate", cli_cmd_estimate, "calibrated analytical estimate of IPC / AMAT / network load with intervals"},
+    {"validate", cli_cmd_validate, "estimates against full detailed runs on held-out configurations"},
 };
 
 static void print_help(FILE *out)

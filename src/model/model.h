@@ -200,6 +200,144 @@ gpuest_err gpuest_model_noc_saturation(const gpuest_config_t *cfg, const gpuest_
 gpuest_err gpuest_model_noc_saturation_scale(gpuest_model_noc_t *m, const gpuest_model_params_t *params,
                                              double *scale, gpuest_error_t *err);
 
+
+/* ============================================================ closed queueing networks (amva.c) */
+#define GPUEST_AMVA_MAX_STATIONS 32
+typedef enum { GPUEST_ST_QUEUE = 0, GPUEST_ST_DELAY = 1, GPUEST_ST_MULTI = 2 } gpuest_station_kind_t;
+
+/* One station of a closed network whose customers form `groups` identical classes (one per SM).
+ * demand = visits x service time per customer cycle, summed over the replicas. */
+typedef struct {
+    gpuest_station_kind_t kind;
+    double demand;       /* cycles per customer cycle (all replicas together) */
+    int replicas;        /* identical copies, visited uniformly (per-MC stations: MCs) */
+    int private_station; /* 1: one replica per group, used only by its own group (per-SM stations) */
+    int servers;         /* GPUEST_ST_MULTI: servers (Seidmann decomposition) */
+    double scv;          /* squared coefficient of variation of service (1: exponential) */
+} gpuest_amva_station_t;
+
+typedef struct {
+    double x;        /* throughput of all groups, customers per cycle */
+    double x_group;  /* throughput of one group */
+    double r[GPUEST_AMVA_MAX_STATIONS];    /* residence time per customer cycle (all replicas) */
+    double q[GPUEST_AMVA_MAX_STATIONS];    /* mean customers at one replica (all groups) */
+    double util[GPUEST_AMVA_MAX_STATIONS]; /* utilisation of one replica (one server of a MULTI station) */
+    int iterations;
+} gpuest_amva_result_t;
+
+/* Schweitzer-Bard approximate MVA, groups x n customers (n per group, may be fractional). */
+gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
+                             gpuest_amva_result_t *out, gpuest_error_t *err);
+/* Exact single-class MVA of k stations (queues, or delays where is_delay[i]) at population n:
+ * throughput x, residence times r[k] and queue lengths q[k]. */
+gpuest_err gpuest_model_mva_exact(const double *demand, const int *is_delay, int k, int n, double *x, double *r,
+                                  double *q, gpuest_error_t *err);
+
+/* ============================================================ closed GPU model (gpu_model.c)
+ * Per kernel phase, the GPU is a closed network whose customers are outstanding L1-miss
+ * tokens (docs/estimator.md). Inputs are plain data: the machine (gpuest_config_t), the
+ * workload's measured characteristics, a technique transform and the fitted parameters. */
+
+/* Workload characteristics measured by a (sampled) simulation; filled by the study module from
+ * simulator statistics. Counts are per memory request (L1 read miss or write) sent to an MC. */
+typedef struct {
+    double insts_per_request;  /* warp instructions per request sent (reads + writes) */
+    double hits_per_request;   /* L1 hits per request sent */
+    double l1_hit_rate;        /* h1 over load line requests */
+    double l2_hit_rate;        /* h2 */
+    double dram_per_request;   /* DRAM accesses (reads + write-backs) per request (read + write) */
+    double row_hit_rate;       /* DRAM row-buffer hits per DRAM access */
+    double write_fraction;     /* writes among requests */
+    double threads_per_warp_inst; /* active lanes per warp instruction (IPC in thread instructions) */
+    double avail_warps;        /* warps able to issue, per SM per cycle (LATTE-CC eq. 4) */
+    double cycles_per_schedule;
+} gpuest_model_workload_t;
+
+/* Technique transform of the model inputs (filled by the technique layer; identity by default).
+ * Reply compression: reply_flit_hist[f] = share of read replies that are f flits long after
+ * compression (f = 1..GPUEST_MODEL_MAX_FLITS; all zero = uncompressed), the compressor latency
+ * at the MC (L2 cycles, pipelined with injection: exposed only when the port is idle) and the
+ * decompressor latency at the SM (core cycles). */
+#define GPUEST_MODEL_MAX_FLITS 64
+typedef struct {
+    double reply_flit_hist[GPUEST_MODEL_MAX_FLITS + 1];
+    double compress_latency;   /* L2 cycles */
+    double decompress_latency; /* core cycles */
+} gpuest_model_transform_t;
+
+void gpuest_model_transform_identity(gpuest_model_transform_t *t);
+/* Mean read-reply flits under t (uncompressed: the config's reply size). */
+double gpuest_model_reply_flits(const gpuest_model_transform_t *t, int uncompressed_flits);
+
+/* Fitted parameters (docs/estimator.md). */
+#define GPUEST_GPU_PARAMS 3
+typedef struct {
+    double alpha; /* outstanding miss tokens per resident warp (effective memory-level parallelism) */
+    double eta;   /* issue efficiency, (0, 1] */
+    double kappa; /* contention correction of the NoC model's waits */
+} gpuest_gpu_params_t;
+extern const char *const gpuest_gpu_param_names[GPUEST_GPU_PARAMS];
+extern const double gpuest_gpu_param_lo[GPUEST_GPU_PARAMS], gpuest_gpu_param_hi[GPUEST_GPU_PARAMS];
+void gpuest_gpu_params_default(gpuest_gpu_params_t *p);
+void gpuest_gpu_params_to_vec(const gpuest_gpu_params_t *p, double *v);
+void gpuest_gpu_params_from_vec(gpuest_gpu_params_t *p, const double *v);
+
+/* Outputs; latencies in core cycles. */
+typedef struct {
+    double ipc;             /* thread instructions per core cycle, whole GPU */
+    double warp_ipc;
+    double amat;            /* h1 t_hit + (1 - h1) miss latency */
+    double miss_latency;    /* req + mem + reply */
+    double req_latency, mem_latency, reply_latency;
+    double mc_stall_ratio;  /* P(reply ready and NI queue full) per MC cycle */
+    double inject_util;     /* MC reply-injection port utilisation */
+    double link_util_max;   /* flits per cycle on the busiest NoC link */
+    double link_util_mean;  /* over links that carry traffic */
+    double bottleneck_util; /* largest utilisation of any station */
+    double tokens_per_sm;   /* closed population per SM */
+    int promoted_links;     /* hot links promoted to explicit stations */
+    int outer_iterations;
+} gpuest_gpu_estimate_t;
+
+typedef struct gpuest_gpu_model_s gpuest_gpu_model_t;
+/* Builds the model of machine cfg (routes and the open NoC model are built once here). */
+gpuest_err gpuest_gpu_model_create(const gpuest_config_t *cfg, gpuest_gpu_model_t **out, gpuest_error_t *err);
+void gpuest_gpu_model_destroy(gpuest_gpu_model_t *m);
+/* Solves the closed network for workload w under transform t (NULL: identity) and params p. */
+gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                  const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
+                                  gpuest_gpu_estimate_t *out, gpuest_error_t *err);
+
+/* ============================================================ calibration fit (fit.c) */
+/* One calibration observation: a machine, its measured workload inputs and measured outputs. */
+typedef struct {
+    gpuest_gpu_model_t *model;
+    gpuest_model_workload_t workload;
+    gpuest_model_transform_t transform;
+    double ipc, amat;       /* measured */
+    double ipc_cv, amat_cv; /* relative standard error of the measurements (0: exact, weight 1) */
+} gpuest_fit_point_t;
+
+typedef struct {
+    gpuest_gpu_params_t params;
+    double covar[GPUEST_GPU_PARAMS][GPUEST_GPU_PARAMS]; /* of the parameters, scaled by chi2/dof */
+    double chi2;
+    int dof;
+    int iterations;
+    double rms_rel_error; /* over every residual of the fit */
+} gpuest_fit_result_t;
+
+/* Fits the parameters to the points by GSL nonlinear least squares (trust region, finite-
+ * difference Jacobian, logistic bounds, several starts), with weak priors around the defaults. */
+gpuest_err gpuest_gpu_fit(gpuest_fit_point_t *pts, int n, gpuest_fit_result_t *out, gpuest_error_t *err);
+/* The same from one start (warm start for refits, e.g. leave-one-out). */
+gpuest_err gpuest_gpu_fit_from(gpuest_fit_point_t *pts, int n, const gpuest_gpu_params_t *start,
+                               gpuest_fit_result_t *out, gpuest_error_t *err);
+/* Delta-method standard deviations of IPC and AMAT at one point. */
+gpuest_err gpuest_gpu_predict_sd(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                 const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
+                                 double *ipc_sd, double *amat_sd, gpuest_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -156,6 +156,8 @@ static void teardown(sim_gpu_t *g)
 /* ---------------------------------------------------------------- one instant */
 static gpuest_err assign_ctas(sim_gpu_t *g, gpuest_error_t *err)
 {
+    if (g->hold_issue)
+        return GPUEST_OK;
     for (int k = 0; k < g->nsm && g->next_cta < g->launch.num_ctas; k++) {
         int s = (g->rr_sm + k) % g->nsm;
         if (!sim_sm_fits(g, &g->sm[s], &g->launch))
@@ -457,3 +459,10 @@ gpuest_err gpuest_sim_run(const gpuest_config_t *cfg, const gpuest_sim_source_t 
     free(g);
     return rc;
 }
+
+/* ---------------------------------------------------------------- run control (sample.c) */
+gpuest_err sim_gpu_build(sim_gpu_t *g, gpuest_error_t *err) { return build(g, err); }
+void sim_gpu_teardown(sim_gpu_t *g) { teardown(g); }
+gpuest_err sim_gpu_instant(sim_gpu_t *g, gpuest_error_t *err) { return instant(g, err); }
+gpuest_err sim_gpu_assign_ctas(sim_gpu_t *g, gpuest_error_t *err) { return assign_ctas(g, err); }
+gpuest_err sim_gpu_check_launch(const sim_gpu_t *g, gpuest_error_t *err) { return check_launch(g, err); }

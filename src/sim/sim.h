@@ -220,6 +220,62 @@ typedef enum { GPUEST_CLK_CORE = 0, GPUEST_CLK_ICNT = 1, GPUEST_CLK_L2 = 2, GPUE
  * the rule shared with the model and the compression tools. */
 int gpuest_sim_packet_flits(const gpuest_noc_cfg_t *noc, int data_bytes);
 
+
+/* ================================================================ sampled simulation (sample.c)
+ * Whole-GPU sampling units (every SM together: contention is global), placed systematically
+ * (random start, fixed period) inside each kernel. Between units the GPU is
+ * fast-forwarded functionally with its clock stopped: warps that wait for nothing advance
+ * round-robin one instruction at a time, with no timing, updating L1 and L2 tags (LRU, sectors,
+ * dirty bits) and DRAM open rows; warps waiting for a load stay where they are and the requests
+ * in flight keep their places in the frozen memory system. At a launch's end the GPU drains (no
+ * issue until every request has returned) and fast-forwards the rest. Before each unit a detailed
+ * warming runs for at least max(warm_cycles, 2 x the last unit's AMAT) and until the number of
+ * requests in flight has settled (two successive quarter windows within 10 %, at most 4x the
+ * minimum). A unit is unit_insts warp instructions.
+ * count_src is a second, identical instance of the source: a counting pass over it gives every
+ * kernel's instruction count, from which the units are placed. */
+typedef struct {
+    uint64_t unit_insts;  /* warp instructions per unit (0: 100 x SMs) */
+    int units;            /* units over the whole run, spread over kernels by instruction count (default 30) */
+    uint64_t warm_cycles; /* minimum detailed warming before a unit (default 2000 core cycles) */
+    uint64_t seed;        /* random start of each kernel's systematic sample */
+    gpuest_progress_t *progress; /* may be NULL */
+    gpuest_sim_hooks_t hooks;    /* technique hooks, as gpuest_sim_opts_t (fast-forward calls none) */
+} gpuest_sample_opts_t;
+
+void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
+
+typedef struct {
+    int kernel;                /* launch index */
+    uint64_t cycles;           /* core cycles of the unit */
+    uint64_t warp_insts, thread_insts;
+    double amat_sum, amat_n;   /* load line requests: summed latency (core cycles) and count */
+    double miss_sum, miss_n;   /* read requests: summed L1 miss penalty and count */
+    uint64_t mc_cycles, mc_stalls;
+    uint64_t link_flits;       /* flits over every link during the unit */
+    uint64_t warm_cycles;      /* detailed warming before it */
+    int warm_steady;           /* 1: in-flight requests had settled when the unit began */
+    double inflight;           /* mean requests in flight during the unit */
+} gpuest_sample_unit_t;
+
+typedef struct {
+    gpuest_sample_unit_t *units;
+    size_t num_units;
+    size_t num_kernels;
+    uint64_t *kernel_warp_insts;   /* from the counting pass */
+    uint64_t *kernel_thread_insts;
+    uint64_t detailed_cycles;      /* every detailed cycle: warming, units and drains */
+    uint64_t drain_cycles;
+    uint64_t ff_warp_insts;        /* instructions fast-forwarded */
+    uint64_t detailed_warp_insts;  /* instructions simulated in detail (ff + detailed = counted total) */
+    double wall_seconds;
+} gpuest_sample_result_t;
+
+gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source_t *src,
+                             const gpuest_sim_source_t *count_src, const gpuest_sample_opts_t *opts,
+                             gpuest_sample_result_t *out, gpuest_error_t *err);
+void gpuest_sample_result_free(gpuest_sample_result_t *r); /* NULL-safe */
+
 #ifdef __cplusplus
 }
 #endif

@@ -450,6 +450,7 @@ struct sim_gpu_s {
     uint64_t *link_total; /* flits per link over the run */
     int nlinks;
     int failed; /* an allocation failed inside a component */
+    int hold_issue; /* run control (sample.c): SMs issue nothing and no CTA starts (draining) */
     gpuest_error_t *err; /* the run's error report */
 };
 
@@ -470,6 +471,15 @@ int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req);
  * (coalescing paper section 4); every member ejects one copy carrying req. 0 on success, -1 when
  * the NI queue is full (retry next cycle); other failures set g->failed. */
 int sim_inject_multicast(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, int32_t req);
+
+/* run control for sampled simulation (gpu.c, sm.c; used by sample.c) */
+gpuest_err sim_gpu_build(sim_gpu_t *g, gpuest_error_t *err);
+void sim_gpu_teardown(sim_gpu_t *g);
+gpuest_err sim_gpu_instant(sim_gpu_t *g, gpuest_error_t *err);       /* one scheduler instant, all domains due */
+gpuest_err sim_gpu_assign_ctas(sim_gpu_t *g, gpuest_error_t *err);   /* starts CTAs where they fit */
+gpuest_err sim_gpu_check_launch(const sim_gpu_t *g, gpuest_error_t *err);
+gpuest_err sim_sm_retire_warp(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err);
+gpuest_err sim_sm_barrier_arrive(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err);
 
 /* stats.c */
 void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest_sim_stats_t *s);

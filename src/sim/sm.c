@@ -445,7 +445,7 @@ gpuest_err sim_sm_cycle(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
         sm->iv_avail += (uint64_t)avail;
         sm->iv_cycles++;
     }
-    for (int s = 0; rc == GPUEST_OK && s < sm->nsched && avail > 0; s++) {
+    for (int s = 0; rc == GPUEST_OK && s < sm->nsched && avail > 0 && !g->hold_issue; s++) {
         int slot = sim_sched_pick(g, sm, s, rd);
         if (slot < 0)
             continue;
@@ -522,4 +522,19 @@ void sim_sm_abort(sim_gpu_t *g, sim_sm_t *sm)
         w->stream = NULL;
         w->state = WS_EMPTY;
     }
+}
+
+/* ---------------------------------------------------------------- run control (sample.c) */
+gpuest_err sim_sm_retire_warp(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err)
+{
+    return retire(g, sm, slot, err);
+}
+
+gpuest_err sim_sm_barrier_arrive(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err)
+{
+    sim_warp_t *w = &sm->warps[slot];
+    sim_cta_t *c = &sm->ctas[w->cta_slot];
+    w->state = WS_BARRIER;
+    c->at_barrier++;
+    return c->at_barrier == c->warps_live ? release_barrier(g, sm, w->cta_slot, err) : GPUEST_OK;
 }

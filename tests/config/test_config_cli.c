@@ -20,11 +20,12 @@ static void test_frame(void **state)
     assert_non_null(strstr(out, "gpuest 0."));
     assert_int_equal(run_gpuest("--help", out, sizeof out), 0);
     assert_non_null(strstr(out, "simulate"));
-    assert_non_null(strstr(out, "not yet available")); /* later subcommands say so */
+    assert_non_null(strstr(out, "estimate"));
+    assert_non_null(strstr(out, "sample"));
     assert_int_equal(run_gpuest("confg show", out, sizeof out), 2);
     assert_non_null(strstr(out, "did you mean 'config'"));
-    assert_int_equal(run_gpuest("estimate", out, sizeof out), 1);
-    assert_non_null(strstr(out, "not yet available"));
+    assert_int_equal(run_gpuest("estimate --calibration /nonexistent/x.cal", out, sizeof out), 2);
+    assert_non_null(strstr(out, "gpuest calibrate")); /* says how to make one */
     assert_int_equal(run_gpuest("config --help", out, sizeof out), 0);
     assert_non_null(strstr(out, "usage: gpuest config"));
     assert_int_equal(run_gpuest("run --scale tiny --workload bfs", out, sizeof out), 0);

@@ -1,0 +1,81 @@
+/* cli_study.c: options shared by calibrate, estimate and validate. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli_study.h"
+
+void cli_study_init(cli_study_opts_t *o)
+{
+    cli_config_init(&o->cc, "mesh56");
+    o->workload = "hotspot";
+    o->scale = GPUEST_SCALE_SMALL;
+    o->seed = 1;
+    o->calib_dir = access("models/calibrations", F_OK) == 0 ? "models/calibrations"
+                                                            : GPUEST_SOURCE_DIR "/models/calibrations";
+    o->calib_file = NULL;
+    o->csv = NULL;
+    o->confidence = 0.95;
+    o->points = 10;
+    o->batch = NULL;
+    o->truth_csv = NULL;
+    o->refit = 0;
+}
+
+int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
+{
+    if (!a->name)
+        return 0;
+    int used = cli_config_option(&o->cc, a);
+    if (used != 0)
+        return used;
+    if (cli_args_is(a, "refit")) {
+        o->refit = 1;
+        return 1;
+    }
+    static const char *const ours[] = {"workload", "scale", "seed", "calibrations", "calibration", "csv",
+                                       "confidence", "points", "batch", "truth-csv", NULL};
+    int mine = 0;
+    for (int i = 0; ours[i]; i++)
+        mine |= cli_args_is(a, ours[i]);
+    if (!mine)
+        return 0;
+    const char *v = cli_args_value(a);
+    if (!v)
+        return -1;
+    if (cli_args_is(a, "workload"))
+        o->workload = v;
+    else if (cli_args_is(a, "scale")) {
+        if (gpuest_scale_parse(v, &o->scale) != GPUEST_OK) {
+            cli_usage_error(cmd, "--scale %s: expected tiny, small or default", v);
+            return -1;
+        }
+    } else if (cli_args_is(a, "seed")) {
+        if (cli_parse_u64(cmd, "seed", v, &o->seed))
+            return -1;
+    } else if (cli_args_is(a, "calibrations"))
+        o->calib_dir = v;
+    else if (cli_args_is(a, "calibration"))
+        o->calib_file = v;
+    else if (cli_args_is(a, "csv"))
+        o->csv = v;
+    else if (cli_args_is(a, "batch"))
+        o->batch = v;
+    else if (cli_args_is(a, "truth-csv"))
+        o->truth_csv = v;
+    else if (cli_args_is(a, "confidence")) {
+        if (cli_parse_double(cmd, "confidence", v, 0.5, 0.9999, &o->confidence))
+            return -1;
+    } else if (cli_args_is(a, "points")) {
+        if (cli_parse_int(cmd, "points", v, 1, 16, &o->points))
+            return -1;
+    }
+    return 1;
+}
+
+void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap)
+{
+    if (o->calib_file)
+        snprintf(buf, cap, "%s", o->calib_file);
+    else
+        gpuest_calibration_path(o->calib_dir, o->cc.cfg.name, o->workload, o->scale, buf, cap);
+}

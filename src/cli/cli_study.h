@@ -1,0 +1,35 @@
+/* cli_study.h: options shared by calibrate, estimate and validate. */
+#ifndef GPUEST_CLI_STUDY_H
+#define GPUEST_CLI_STUDY_H
+
+#include "cli.h"
+#include "study/study.h"
+
+typedef struct {
+    cli_config_t cc;
+    const char *workload;
+    gpuest_scale_t scale;
+    unsigned long long seed;
+    const char *calib_dir; /* folder of calibration files */
+    const char *calib_file; /* explicit file (overrides the folder) */
+    const char *csv;
+    double confidence;
+    long points;
+    const char *batch;
+    const char *truth_csv; /* validate: stored detailed runs */
+    int refit;             /* calibrate: refit the runs of the existing file */
+} cli_study_opts_t;
+
+void cli_study_init(cli_study_opts_t *o);
+/* Consumes one option; 1 used, 0 not ours, -1 error (printed). */
+int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd);
+/* Calibration file path for o (explicit, or <dir>/<preset>-<workload>-<scale>.cal). */
+void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap);
+#define CLI_STUDY_HELP                                                                                               \
+    "  --workload W           workload generator (default hotspot)\n"                                              \
+    "  --scale S              tiny, small (default) or default\n"                                                  \
+    "  --seed N               input seed (default 1)\n"                                                            \
+    "  --calibrations DIR     calibration folder (default models/calibrations)\n"                                  \
+    "  --calibration FILE     one calibration file\n"
+
+#endif

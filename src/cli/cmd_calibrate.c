@@ -1,0 +1,80 @@
+/* cmd_calibrate.c: 'gpuest calibrate': runs of the excitation set, fit, calibration file. */
+#include <stdio.h>
+#include <string.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "cli_study.h"
+#include "commands.h"
+
+#define CMD "calibrate"
+
+static void help(FILE *out)
+{
+    fprintf(out, "usage: gpuest calibrate --preset P --workload W [--scale S] [--seed N] [--calibrations DIR]\n\n"
+                 "Simulates the workload in detail on the excitation configurations of the preset (baseline,\n"
+                 "flit width x0.5 and x2, L2 hit latency x2), fits the closed model's parameters (alpha, eta,\n"
+                 "kappa) by nonlinear least squares, cross-validates (leave one configuration out) and writes\n"
+                 "DIR/<preset>-<workload>-<scale>.cal with the runs that made it. --refit fits the runs\n"
+                 "stored in that file again (no simulation).\n\noptions:\n" CLI_CONFIG_HELP CLI_STUDY_HELP
+                 "  --refit                refit the stored runs\n");
+}
+
+int cli_cmd_calibrate(int argc, char **argv)
+{
+    cli_study_opts_t o;
+    cli_study_init(&o);
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, CMD);
+    while (cli_args_next(&a)) {
+        if (cli_args_is(&a, "help")) {
+            help(stdout);
+            return 0;
+        }
+        int used = cli_study_option(&o, &a, CMD);
+        if (used < 0)
+            return 2;
+        if (used == 0)
+            return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
+    }
+    int rc = cli_config_finish(&o.cc, CMD);
+    if (rc != 0)
+        return rc;
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    static gpuest_calibration_t c;
+    char path[1024];
+    cli_study_calib_path(&o, path, sizeof path);
+    gpuest_err e;
+    if (o.refit) { /* the stored runs, fitted again: no simulation */
+        e = gpuest_calibration_read(path, &c, &err);
+        if (e == GPUEST_OK && strcmp(c.preset, o.cc.cfg.name) != 0)
+            e = gpuest_fail(&err, GPUEST_EINVAL, "%s was made on %s, not %s", path, c.preset, o.cc.cfg.name);
+        if (e == GPUEST_OK)
+            e = gpuest_study_fit_runs(&o.cc.cfg, &c, &err);
+    } else {
+        gpuest_progress_t *pr = cli_progress("calibrate", 4);
+        e = gpuest_study_calibrate(&o.cc.cfg, o.workload, o.scale, o.seed, pr, &c, &err);
+        gpuest_progress_finish(pr);
+    }
+    if (e != GPUEST_OK)
+        return cli_report(CMD, e, &err);
+    if (!o.calib_file)
+        mkdir(o.calib_dir, 0777); /* exists already, or the write below reports the problem */
+    e = gpuest_calibration_write(&c, path, &err);
+    if (e != GPUEST_OK)
+        return cli_report(CMD, e, &err);
+    printf("calibration of %s on %s (scale %s): %d detailed runs, %.2f s in all\n", c.workload, c.preset,
+           gpuest_scale_name(c.scale), c.nruns, c.calib_seconds);
+    printf("  %-10s %9s %9s %8s %8s\n", "run", "ipc", "amat", "stall", "sim_s");
+    for (int i = 0; i < c.nruns; i++)
+        printf("  %-10s %9.3f %9.1f %8.3f %8.2f\n", c.runs[i].label, c.runs[i].ipc, c.runs[i].amat, c.runs[i].mc_stall,
+               c.runs[i].sim_seconds);
+    printf("  parameters: alpha %.4f (sd %.4f), eta %.4f (sd %.4f), kappa %.4f (sd %.4f)\n", c.fit.params.alpha,
+           sqrt(c.fit.covar[0][0]), c.fit.params.eta, sqrt(c.fit.covar[1][1]), c.fit.params.kappa,
+           sqrt(c.fit.covar[2][2]));
+    printf("  fit RMS relative error %.2f %%; leave-one-out error IPC %.2f %%, AMAT %.2f %%\n",
+           100 * c.fit.rms_rel_error, 100 * c.cv_ipc, 100 * c.cv_amat);
+    printf("  written to %s\n", path);
+    return 0;
+}

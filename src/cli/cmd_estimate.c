@@ -1,0 +1,156 @@
+/* cmd_estimate.c: 'gpuest estimate': calibrated estimates with intervals, one point or a batch. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli_study.h"
+#include "commands.h"
+
+#define CMD "estimate"
+
+static void help(FILE *out)
+{
+    fprintf(out, "usage: gpuest estimate --preset P --workload W [--set S.K=V ...] [--batch FILE] [--csv FILE]\n"
+                 "                       [--confidence C] [--scale S] [--calibration FILE]\n\n"
+                 "Estimates IPC, AMAT and its split, the MC stall ratio and the busiest link's utilisation\n"
+                 "from the stored calibration (no simulation), each with its interval at confidence C\n"
+                 "(default 0.95). --batch FILE: one design point per line, assignments separated by\n"
+                 "blanks (an empty line = the machine as given). Points outside the calibrated range are\n"
+                 "flagged.\n\noptions:\n" CLI_CONFIG_HELP CLI_STUDY_HELP
+                 "  --batch FILE           many points\n  --csv FILE             one row per point\n"
+                 "  --confidence C         interval level (default 0.95)\n");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *const header[] = {"point", "ipc", "ipc_lo", "ipc_hi", "amat", "amat_lo", "amat_hi", "req",
+                                     "mem", "reply", "mc_stall", "mc_stall_lo", "mc_stall_hi", "link_util",
+                                     "link_util_lo", "link_util_hi", "extrapolated", "us"};
+#define NCOL (sizeof header / sizeof header[0])
+
+static int add_row(cli_table_t *t, const char *name, const gpuest_study_estimate_t *e, double us)
+{
+    return cli_table_addf(t, "%s\t%.4g\t%.4g\t%.4g\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%.0f",
+                          name, e->ipc.v, e->ipc.lo, e->ipc.hi, e->amat.v, e->amat.lo, e->amat.hi, e->req.v, e->mem.v,
+                          e->reply.v, e->mc_stall.v, e->mc_stall.lo, e->mc_stall.hi, e->link_util.v, e->link_util.lo,
+                          e->link_util.hi, e->extrapolated ? "yes" : "no", us);
+}
+
+/* One batch line -> cfg. Returns 0 or an exit code (printed). */
+static int batch_point(const gpuest_config_t *base, char *line, const char *file, int lineno, gpuest_config_t *out)
+{
+    *out = *base;
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    char origin[300];
+    snprintf(origin, sizeof origin, "%s:%d", file, lineno);
+    for (char *t = strtok(line, " \t\r"); t; t = strtok(NULL, " \t\r"))
+        if (gpuest_config_set(out, t, origin, &err) != GPUEST_OK)
+            return cli_report(CMD, GPUEST_EPARSE, &err);
+    if (gpuest_config_validate(out, &err) != GPUEST_OK) {
+        fprintf(stderr, "gpuest %s: %s: %s\n", CMD, origin, err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+int cli_cmd_estimate(int argc, char **argv)
+{
+    cli_study_opts_t o;
+    cli_study_init(&o);
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, CMD);
+    while (cli_args_next(&a)) {
+        if (cli_args_is(&a, "help")) {
+            help(stdout);
+            return 0;
+        }
+        int used = cli_study_option(&o, &a, CMD);
+        if (used < 0)
+            return 2;
+        if (used == 0)
+            return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
+    }
+    int rc = cli_config_finish(&o.cc, CMD);
+    if (rc != 0)
+        return rc;
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    static gpuest_calibration_t c;
+    char path[1024];
+    cli_study_calib_path(&o, path, sizeof path);
+    gpuest_err e = gpuest_calibration_read(path, &c, &err);
+    if (e == GPUEST_EIO) {
+        fprintf(stderr, "gpuest %s: %s\n  (run 'gpuest calibrate --preset %s --workload %s --scale %s' first)\n", CMD,
+                err.msg, o.cc.cfg.name, o.workload, gpuest_scale_name(o.scale));
+        return 2;
+    }
+    if (e != GPUEST_OK)
+        return cli_report(CMD, e, &err);
+    cli_table_t t;
+    cli_table_init(&t, header, NCOL);
+    int extrap = 0;
+    if (!o.batch) {
+        gpuest_study_estimate_t est;
+        double t0 = now_s();
+        e = gpuest_study_estimate(&c, &o.cc.cfg, NULL, o.confidence, &est, &err);
+        double us = (now_s() - t0) * 1e6;
+        if (e != GPUEST_OK) {
+            cli_table_free(&t);
+            return cli_report(CMD, e, &err);
+        }
+        add_row(&t, "point", &est, us);
+        extrap = est.extrapolated;
+        if (est.extrapolated)
+            printf("note: %s; the interval may not hold\n", est.why);
+    } else {
+        FILE *f = fopen(o.batch, "r");
+        if (!f) {
+            cli_table_free(&t);
+            fprintf(stderr, "gpuest %s: cannot open %s\n", CMD, o.batch);
+            return 2;
+        }
+        char line[2048];
+        int lineno = 0;
+        while (fgets(line, sizeof line, f)) {
+            lineno++;
+            if (line[0] == '#')
+                continue;
+            line[strcspn(line, "\n")] = '\0';
+            char name[64];
+            snprintf(name, sizeof name, "line%d", lineno);
+            gpuest_config_t cfg;
+            int r = batch_point(&o.cc.cfg, line, o.batch, lineno, &cfg);
+            if (r != 0) {
+                fclose(f);
+                cli_table_free(&t);
+                return r;
+            }
+            gpuest_study_estimate_t est;
+            double t0 = now_s();
+            e = gpuest_study_estimate(&c, &cfg, NULL, o.confidence, &est, &err);
+            double us = (now_s() - t0) * 1e6;
+            if (e != GPUEST_OK) {
+                fclose(f);
+                cli_table_free(&t);
+                return cli_report(CMD, e, &err);
+            }
+            add_row(&t, name, &est, us);
+            extrap += est.extrapolated;
+        }
+        fclose(f);
+    }
+    printf("estimate of %s on %s (calibration %s; %.0f %% intervals; latencies in core cycles)\n", c.workload,
+           o.cc.cfg.name, path, 100 * o.confidence);
+    cli_table_print(&t, stdout);
+    if (extrap && o.batch)
+        printf("note: %d point(s) outside the calibrated range (column extrapolated)\n", extrap);
+    rc = o.csv ? cli_table_write_csv(&t, o.csv, CMD) : 0;
+    cli_table_free(&t);
+    return rc;
+}

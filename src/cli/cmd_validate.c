@@ -1,0 +1,141 @@
+/* cmd_validate.c: 'gpuest validate': estimates against full detailed runs on held-out configurations. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_study.h"
+#include "commands.h"
+
+#define CMD "validate"
+
+static void help(FILE *out)
+{
+    fprintf(out, "usage: gpuest validate --preset P --workload W [--points N] [--csv FILE] [--confidence C]\n\n"
+                 "Estimates N held-out configurations (not used by the calibration: L2 latency, flit width,\n"
+                 "DRAM timing, VCs, MC placement and count, routing, buffers) and runs each in full detail;\n"
+                 "prints per point the errors of IPC and AMAT and whether the interval covered the truth,\n"
+                 "then the mean absolute percentage errors and the coverage.\n\noptions:\n" CLI_CONFIG_HELP
+                 CLI_STUDY_HELP "  --points N             held-out points (default 10)\n"
+                 "  --truth-csv FILE       detailed runs of an earlier --csv instead of new simulations\n"
+                 "  --csv FILE             one row per point\n  --confidence C         interval level (0.95)\n");
+}
+
+/* --truth-csv: the detailed runs of an earlier 'validate --csv' (columns point, ipc_sim, amat_sim, sim_s). */
+typedef struct {
+    gpuest_study_run_t *t;
+    int n;
+    int c_point, c_ipc, c_amat, c_sim;
+} truth_ctx_t;
+
+static gpuest_err truth_row(void *vctx, size_t line, const char *const *f, size_t nf, gpuest_error_t *err)
+{
+    truth_ctx_t *c = vctx;
+    if (line == 1) {
+        for (size_t i = 0; i < nf; i++) {
+            if (strcmp(f[i], "point") == 0) c->c_point = (int)i;
+            if (strcmp(f[i], "ipc_sim") == 0) c->c_ipc = (int)i;
+            if (strcmp(f[i], "amat_sim") == 0) c->c_amat = (int)i;
+            if (strcmp(f[i], "sim_s") == 0) c->c_sim = (int)i;
+        }
+        if (c->c_point < 0 || c->c_ipc < 0 || c->c_amat < 0 || c->c_sim < 0)
+            return gpuest_fail(err, GPUEST_EPARSE, "line 1: expected the columns point, ipc_sim, amat_sim and sim_s "
+                                                   "of 'gpuest validate --csv'");
+        return GPUEST_OK;
+    }
+    if (c->n >= 16)
+        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: more than 16 points", line);
+    gpuest_study_run_t *r = &c->t[c->n];
+    memset(r, 0, sizeof *r);
+    if ((size_t)c->c_sim >= nf || (size_t)c->c_point >= nf || (size_t)c->c_ipc >= nf || (size_t)c->c_amat >= nf)
+        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: %zu fields, fewer than the header's", line, nf);
+    snprintf(r->label, sizeof r->label, "%s", f[c->c_point]);
+    if (gpuest_parse_double(f[c->c_ipc], &r->ipc) != GPUEST_OK || gpuest_parse_double(f[c->c_amat], &r->amat) != GPUEST_OK ||
+        gpuest_parse_double(f[c->c_sim], &r->sim_seconds) != GPUEST_OK || !(r->ipc > 0) || !(r->amat > 0))
+        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: ipc_sim, amat_sim and sim_s must be numbers (> 0)", line);
+    c->n++;
+    return GPUEST_OK;
+}
+
+int cli_cmd_validate(int argc, char **argv)
+{
+    cli_study_opts_t o;
+    cli_study_init(&o);
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, CMD);
+    while (cli_args_next(&a)) {
+        if (cli_args_is(&a, "help")) {
+            help(stdout);
+            return 0;
+        }
+        int used = cli_study_option(&o, &a, CMD);
+        if (used < 0)
+            return 2;
+        if (used == 0)
+            return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
+    }
+    int rc = cli_config_finish(&o.cc, CMD);
+    if (rc != 0)
+        return rc;
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    static gpuest_calibration_t c;
+    char path[1024];
+    cli_study_calib_path(&o, path, sizeof path);
+    gpuest_err e = gpuest_calibration_read(path, &c, &err);
+    if (e != GPUEST_OK)
+        return cli_report(CMD, e, &err);
+    static gpuest_study_validation_point_t pts[16];
+    int n = 0;
+    gpuest_progress_t *pr = cli_progress("validate", (unsigned long long)o.points);
+    static gpuest_study_run_t truths[16];
+    int ntruths = 0;
+    if (o.truth_csv) {
+        truth_ctx_t tc = {truths, 0, -1, -1, -1, -1};
+        e = gpuest_csv_read(o.truth_csv, truth_row, &tc, &err);
+        if (e != GPUEST_OK) {
+            gpuest_progress_finish(pr);
+            return cli_report(CMD, e, &err);
+        }
+        ntruths = tc.n;
+    }
+    e = gpuest_study_validate(&c, &o.cc.cfg, (int)o.points, o.confidence, o.truth_csv ? truths : NULL, ntruths, pr,
+                              pts, &n, &err);
+    gpuest_progress_finish(pr);
+    if (e != GPUEST_OK)
+        return cli_report(CMD, e, &err);
+    static const char *const header[] = {"point", "sets", "ipc_sim", "ipc", "ipc_lo", "ipc_hi", "ipc_err_pct",
+                                         "ipc_covered", "amat_sim", "amat", "amat_lo", "amat_hi", "amat_err_pct",
+                                         "amat_covered", "extrapolated", "est_us", "sim_s"};
+    cli_table_t t;
+    cli_table_init(&t, header, sizeof header / sizeof header[0]);
+    double si = 0, sa = 0, est_us = 0, sim_s = 0;
+    int ci = 0, ca = 0;
+    for (int i = 0; i < n; i++) {
+        const gpuest_study_validation_point_t *p = &pts[i];
+        char sets[256] = "";
+        for (int k = 0; k < p->variant.nsets; k++)
+            snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s%s", k ? " " : "", p->variant.sets[k]);
+        cli_table_addf(&t, "%s\t%s\t%.4g\t%.4g\t%.4g\t%.4g\t%+.2f\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%+.2f\t%s\t%s\t%.0f\t%.2f",
+                       p->variant.label, sets, p->truth.ipc, p->est.ipc.v, p->est.ipc.lo, p->est.ipc.hi,
+                       100 * p->ipc_err, p->ipc_covered ? "yes" : "no", p->truth.amat, p->est.amat.v, p->est.amat.lo,
+                       p->est.amat.hi, 100 * p->amat_err, p->amat_covered ? "yes" : "no",
+                       p->est.extrapolated ? "yes" : "no", p->est_seconds * 1e6, p->truth.sim_seconds);
+        si += fabs(p->ipc_err);
+        sa += fabs(p->amat_err);
+        ci += p->ipc_covered;
+        ca += p->amat_covered;
+        est_us += p->est_seconds * 1e6;
+        sim_s += p->truth.sim_seconds;
+    }
+    printf("validation of %s on %s (scale %s, calibration %s), %d held-out points:\n", c.workload, o.cc.cfg.name,
+           gpuest_scale_name(c.scale), path, n);
+    cli_table_print(&t, stdout);
+    if (n > 0)
+        printf("IPC MAPE %.2f %%, AMAT MAPE %.2f %%; %.0f %% intervals covered IPC %d/%d, AMAT %d/%d; estimate %.0f us "
+               "a point vs detailed %.2f s (%.0fx)\n",
+               100 * si / n, 100 * sa / n, 100 * o.confidence, ci, n, ca, n, est_us / n, sim_s / n,
+               est_us > 0 ? sim_s / (est_us * 1e-6) : 0.0);
+    rc = o.csv ? cli_table_write_csv(&t, o.csv, CMD) : 0;
+    cli_table_free(&t);
+    return rc;
+}

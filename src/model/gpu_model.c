@@ -1,0 +1,490 @@
+/* gpu_model.c: the closed queueing network of a GPU kernel phase, solved by AMVA around the open
+ * NoC model (estimator-method note section 2; choices in docs/estimator.md).
+ *
+ * Customers are outstanding memory-request tokens: each SM holds n = min(L1 MSHRs, alpha x
+ * resident warps) of them. A token cycles through
+ *   ISS (per SM, issue of the instructions between two requests) -> HIT (exposed L1-hit latency,
+ *   delay) -> SMINJ (per SM, request serialization at the NI) -> REQNET (surrogate delay of the
+ *   request network from the open Kiasari-style model) -> L2 (per MC, tag pipeline) -> ROP (fixed
+ *   L2 latency, delay) -> BANKS (per MC, Seidmann multi-server) -> BUS (per MC, data bus) ->
+ *   DRAMLAT (fixed DRAM latency of misses, delay) -> COMP (compressor latency not hidden by the
+ *   injection queue, delay) -> INJ (per MC reply-injection port, always explicit) -> REPNET
+ *   (surrogate delay) -> SMEJ (per SM, reply ejection) -> DECOMP (delay) -> ISS ...
+ * plus the two hottest links as explicit FCFS stations (HOT0, HOT1; always explicit rather than
+ * promoted past a threshold, so the model stays smooth in its parameters, which the fit needs; the
+ * reply surrogate excludes their service). The open model is evaluated at no more than 0.7 of its
+ * saturation load (it is accurate only below saturation; Kiasari et al. validate it there).
+ * Finite MC reply buffer: customers beyond mc.reply_queue + noc.inject_queue at INJ really wait
+ * in the request path (the L2 stops accepting), so that part of INJ's residence is reported as
+ * request latency. Every time is in core cycles. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+#define LINE_BYTES 128 /* ARCHITECTURE.md: 128-byte lines, the DRAM access unit */
+
+enum {
+    ST_ISS, ST_HIT, ST_SMINJ, ST_REQNET, ST_L2, ST_ROP, ST_BANKS, ST_BUS, ST_DRAMLAT, ST_COMP, ST_INJ, ST_REPNET,
+    ST_SMEJ, ST_DECOMP, ST_HOT0, ST_HOT1, ST_COUNT
+};
+
+const char *const gpuest_gpu_param_names[GPUEST_GPU_PARAMS] = {"alpha", "eta", "kappa"};
+const double gpuest_gpu_param_lo[GPUEST_GPU_PARAMS] = {0.01, 0.02, 0.1};
+const double gpuest_gpu_param_hi[GPUEST_GPU_PARAMS] = {8.0, 1.0, 10.0};
+
+void gpuest_gpu_params_default(gpuest_gpu_params_t *p)
+{
+    p->alpha = 0.5;
+    p->eta = 0.5;
+    p->kappa = 1.0;
+}
+
+void gpuest_gpu_params_to_vec(const gpuest_gpu_params_t *p, double *v)
+{
+    v[0] = p->alpha;
+    v[1] = p->eta;
+    v[2] = p->kappa;
+}
+
+void gpuest_gpu_params_from_vec(gpuest_gpu_params_t *p, const double *v)
+{
+    p->alpha = v[0];
+    p->eta = v[1];
+    p->kappa = v[2];
+}
+
+void gpuest_model_transform_identity(gpuest_model_transform_t *t) { memset(t, 0, sizeof *t); }
+
+double gpuest_model_reply_flits(const gpuest_model_transform_t *t, int uncompressed_flits)
+{
+    if (!t)
+        return uncompressed_flits;
+    double w = 0.0, s = 0.0;
+    for (int f = 1; f <= GPUEST_MODEL_MAX_FLITS; f++) {
+        w += t->reply_flit_hist[f];
+        s += t->reply_flit_hist[f] * f;
+    }
+    return w > 0.0 ? s / w : (double)uncompressed_flits;
+}
+
+/* Second moment of reply flits (for the injection port's service SCV). */
+static double reply_flits_m2(const gpuest_model_transform_t *t, int uncompressed_flits)
+{
+    double w = 0.0, s = 0.0;
+    for (int f = 1; t && f <= GPUEST_MODEL_MAX_FLITS; f++) {
+        w += t->reply_flit_hist[f];
+        s += t->reply_flit_hist[f] * f * f;
+    }
+    return w > 0.0 ? s / w : (double)uncompressed_flits * uncompressed_flits;
+}
+
+struct gpuest_gpu_model_s {
+    gpuest_config_t cfg;
+    int req_flits, rep_flits;   /* uncompressed packet lengths */
+    double icnt, l2c, dramc;    /* core cycles per interconnect / L2 / DRAM cycle */
+    /* the open NoC model, rebuilt when the (rounded) reply length or the write share changes */
+    gpuest_model_noc_t *noc;
+    int noc_rep_flits;
+    double noc_write_fraction;
+    double sat_scale, sat_kappa; /* cached saturation scale for one kappa */
+    double hot_load[2];          /* flits per cycle on the two hottest links at scale 1 */
+    gpuest_model_result_t cache; /* last open-model evaluation (cache_scale, cache_kappa) */
+    int cache_valid;
+    double cache_scale, cache_kappa;
+    double hot_capacity;         /* utilisation of the hottest link when the open model saturates: its
+                                    usable share after head-of-line and allocation losses */
+};
+
+gpuest_err gpuest_gpu_model_create(const gpuest_config_t *cfg, gpuest_gpu_model_t **out, gpuest_error_t *err)
+{
+    *out = NULL;
+    if (cfg->core.num_sms <= 0 || cfg->mc.num_mcs <= 0 || cfg->core.clock_mhz <= 0 || cfg->noc.clock_mhz <= 0 ||
+        cfg->l2.clock_mhz <= 0 || cfg->dram.clock_mhz <= 0)
+        return gpuest_fail(err, GPUEST_EINVAL, "GPU model: SMs, MCs and every clock must be positive");
+    gpuest_gpu_model_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return gpuest_fail(err, GPUEST_ENOMEM, "GPU model: out of memory");
+    m->cfg = *cfg;
+    gpuest_model_gpu_packet_flits(cfg, &m->req_flits, &m->rep_flits);
+    m->icnt = cfg->core.clock_mhz / cfg->noc.clock_mhz;
+    m->l2c = cfg->core.clock_mhz / cfg->l2.clock_mhz;
+    m->dramc = cfg->core.clock_mhz / cfg->dram.clock_mhz;
+    m->noc_rep_flits = -1;
+    *out = m;
+    return GPUEST_OK;
+}
+
+void gpuest_gpu_model_destroy(gpuest_gpu_model_t *m)
+{
+    if (!m)
+        return;
+    gpuest_model_noc_destroy(m->noc);
+    free(m);
+}
+
+/* The two busiest output ports at scale 1 (all classes), excluding ejection into SMs, which
+ * the SMEJ station already represents. */
+static void find_hot_links(gpuest_gpu_model_t *m)
+{
+    m->hot_load[0] = m->hot_load[1] = 0.0;
+    int routers = gpuest_model_noc_num_routers(m->noc), ports = gpuest_model_noc_num_ports(m->noc);
+    int mesh = m->cfg.noc.topology == GPUEST_TOPO_MESH;
+    double width = mesh ? 1.0 : (m->cfg.noc.xbar_port_flits > 1 ? m->cfg.noc.xbar_port_flits : 1);
+    for (int r = 0; r < routers; r++)
+        for (int p = 0; p < ports; p++) {
+            if (mesh && p == GPUEST_PORT_LOCAL)
+                continue;
+            double l = gpuest_model_noc_port_load(m->noc, r, p, -1) / width;
+            if (l > m->hot_load[0]) {
+                m->hot_load[1] = m->hot_load[0];
+                m->hot_load[0] = l;
+            } else if (l > m->hot_load[1]) {
+                m->hot_load[1] = l;
+            }
+        }
+}
+
+static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gpuest_error_t *err)
+{
+    if (m->noc && m->noc_rep_flits == rep_flits && fabs(m->noc_write_fraction - wf) < 1e-3)
+        return GPUEST_OK;
+    gpuest_model_noc_destroy(m->noc);
+    m->noc = NULL;
+    gpuest_model_pattern_t p;
+    GPUEST_TRY(gpuest_model_pattern_init(&p, "gpu", err));
+    p.request_flits = m->req_flits;
+    p.reply_flits = rep_flits;
+    p.write_fraction = wf;
+    gpuest_model_traffic_t t;
+    GPUEST_TRY(gpuest_model_traffic_build(&t, &p, &m->cfg, 1.0, err));
+    gpuest_err rc = gpuest_model_noc_create(&m->cfg, &t, &m->noc, err);
+    gpuest_model_traffic_free(&t);
+    if (rc != GPUEST_OK)
+        return rc;
+    m->noc_rep_flits = rep_flits;
+    m->noc_write_fraction = wf;
+    m->cache_valid = 0;
+    m->sat_kappa = -1.0;
+    find_hot_links(m);
+    return GPUEST_OK;
+}
+
+/* Saturation scale of the open model: bisection between 0 and the scale at which the hottest
+ * link carries one flit per cycle (saturated whatever the waits). 24 halvings (6e-8): the result
+ * is a step function of kappa at that resolution, far below the fit's finite-difference steps, so
+ * the closed model stays smooth in its parameters. */
+static int stable_at(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, double scale)
+{
+    gpuest_model_result_t r;
+    return gpuest_model_noc_eval(m->noc, scale, pp, &r, NULL) == GPUEST_OK && !r.saturated;
+}
+
+static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
+{
+    if (!(m->hot_load[0] > 0))
+        return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
+    double lo = 0.0, hi = 1.0 / m->hot_load[0];
+    int halvings = 24;
+    /* a nearby kappa was solved before (fit, interval derivatives): bracket +-10 % around it */
+    if (m->sat_scale > 0 && stable_at(m, pp, 0.9 * m->sat_scale) && !stable_at(m, pp, 1.1 * m->sat_scale)) {
+        lo = 0.9 * m->sat_scale;
+        hi = 1.1 * m->sat_scale;
+        halvings = 12; /* 5e-5 relative: far below the 1 % parameter steps of the derivatives */
+    } else if (stable_at(m, pp, hi)) {
+        lo = hi, hi *= 4.0; /* wider ports (crossbar) can carry more than one flit per cycle */
+    }
+    for (int i = 0; i < halvings; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (stable_at(m, pp, mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    m->sat_scale = 0.5 * (lo + hi);
+    m->hot_capacity = m->hot_load[0] * m->sat_scale;
+    if (m->hot_capacity > 1.0)
+        m->hot_capacity = 1.0;
+    if (m->hot_capacity < 0.2)
+        m->hot_capacity = 0.2;
+    return GPUEST_OK;
+}
+
+/* Surrogate delays (core cycles) of the request and reply networks at `scale`, excluding the NI
+ * source queues and the MC reply queue, which are explicit stations. */
+static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, double *d_req, double *d_rep,
+                             double *link_mean, gpuest_error_t *err)
+{
+    gpuest_model_params_t pp;
+    gpuest_model_params_default(&pp);
+    pp.kappa *= kappa;
+    if (m->sat_kappa != kappa) {
+        GPUEST_TRY(saturation_scale(m, &pp, err));
+        m->sat_kappa = kappa;
+    }
+    double s = scale < 0.7 * m->sat_scale ? scale : 0.7 * m->sat_scale;
+    /* the last evaluation is kept: past the cap every outer iteration asks for the same one */
+    if (!(m->cache_valid && m->cache_scale == s && m->cache_kappa == kappa)) {
+        gpuest_err rc = gpuest_model_noc_eval(m->noc, s, &pp, &m->cache, err);
+        if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
+            return rc;
+        m->cache_valid = 1;
+        m->cache_scale = s;
+        m->cache_kappa = kappa;
+    }
+    const gpuest_model_result_t r = m->cache;
+    double wr = 0.0, ww = 0.0, rr = 0.0, rw = 0.0;
+    for (int c = 0; c < r.num_classes; c++) {
+        double d = r.cls[c].zero_load + r.cls[c].hop_wait;
+        if (c == 0 || c == 2) {
+            wr += r.cls[c].packets * d;
+            ww += r.cls[c].packets;
+        } else {
+            rr += r.cls[c].packets * d;
+            rw += r.cls[c].packets;
+        }
+    }
+    *d_req = (ww > 0 ? wr / ww : 0.0) * m->icnt;
+    *d_rep = (rw > 0 ? rr / rw : 0.0) * m->icnt;
+    /* mean load over links that carry traffic, at the real (uncapped) scale */
+    int routers = gpuest_model_noc_num_routers(m->noc), ports = gpuest_model_noc_num_ports(m->noc), used = 0;
+    double sum = 0.0;
+    for (int rt = 0; rt < routers; rt++)
+        for (int p = 0; p < ports; p++) {
+            double l = gpuest_model_noc_port_load(m->noc, rt, p, -1);
+            if (l > 0.0) {
+                sum += l;
+                used++;
+            }
+        }
+    *link_mean = used ? sum / used * scale : 0.0;
+    return GPUEST_OK;
+}
+
+/* Bank occupancy per DRAM access and its SCV (row hits: one burst; misses: precharge + activate
+ * + burst); DRAM cycles. */
+static void bank_service(const gpuest_config_t *c, double row_hit, double *mean, double *scv)
+{
+    double burst = (double)LINE_BYTES / (c->dram.bus_bytes > 0 ? c->dram.bus_bytes : 32);
+    if (burst < c->dram.tCCD)
+        burst = c->dram.tCCD;
+    double hit = burst, miss = c->dram.tRP + c->dram.tRCD + burst;
+    double m1 = row_hit * hit + (1 - row_hit) * miss, m2 = row_hit * hit * hit + (1 - row_hit) * miss * miss;
+    *mean = m1;
+    *scv = m1 > 0 ? m2 / (m1 * m1) - 1.0 : 0.0;
+}
+
+static double clamp01(double v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
+
+/* MC stall ratio: P(N > K) for the number N of replies waiting at one MC (reply queue + NI
+ * queue, at most B), K = NI queue size. N takes the truncated-geometric distribution on 0..B
+ * (the maximum-entropy law for a given mean; M/M/1/B's form) whose mean is the closed model's
+ * reply-side queue per MC, capped just below B. */
+static double stall_ratio(double mean, double b, double k)
+{
+    if (mean <= 0 || b <= k)
+        return 0.0;
+    if (mean > b - 0.5)
+        mean = b - 0.5;
+    double lo = 1e-6, hi = 1e6;
+    for (int i = 0; i < 200; i++) { /* mean of the truncated geometric grows with rho */
+        double rho = sqrt(lo * hi), z = 0, m = 0, pn = 1;
+        for (int n = 0; n <= (int)b; n++, pn *= rho) {
+            z += pn;
+            m += n * pn;
+        }
+        if (m / z < mean)
+            lo = rho;
+        else
+            hi = rho;
+    }
+    double rho = sqrt(lo * hi), z = 0, tail = 0, pn = 1;
+    for (int n = 0; n <= (int)b; n++, pn *= rho) {
+        z += pn;
+        if (n > (int)k)
+            tail += pn;
+    }
+    return tail / z;
+}
+
+/* The reply network's surrogate delay without the hot links' own service (they are explicit). */
+static double rep_surrogate(double d_rep, const gpuest_amva_station_t *st)
+{
+    double d = d_rep - st[ST_HOT0].demand - st[ST_HOT1].demand;
+    return d > 0 ? d : 0.0;
+}
+
+/* Background (write) utilisation inflates a station's demand for the closed class: the mixed-
+ * network rule D / (1 - U_open) (Lazowska et al. 1984, ch. 7). */
+static double inflate(double d, double u_open) { return d / (1.0 - (u_open < 0.95 ? u_open : 0.95)); }
+
+gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                  const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
+                                  gpuest_gpu_estimate_t *out, gpuest_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    const gpuest_config_t *c = &m->cfg;
+    if (!(w->insts_per_request > 0) || !isfinite(w->insts_per_request))
+        return gpuest_fail(err, GPUEST_EINVAL, "GPU model: instructions per request must be > 0 (got %g)",
+                           w->insts_per_request);
+    if (!(p->alpha > 0) || !(p->eta > 0) || !(p->kappa > 0))
+        return gpuest_fail(err, GPUEST_EINVAL, "GPU model: alpha, eta and kappa must be > 0");
+    int S = c->core.num_sms, M = c->mc.num_mcs;
+    double wf = w->write_fraction < 0 ? 0 : (w->write_fraction > 0.95 ? 0.95 : w->write_fraction);
+    double h2 = clamp01(w->l2_hit_rate);
+    /* Customers are read tokens (a warp waits for its loads, not for its stores); writes are an
+     * open background class riding at wpr writes per read. */
+    double wpr = wf / (1 - wf);
+    double rep_mean = gpuest_model_reply_flits(t, m->rep_flits), rep_m2 = reply_flits_m2(t, m->rep_flits);
+    GPUEST_TRY(ensure_noc(m, (int)lround(rep_mean), wf, err));
+    double width = c->noc.topology == GPUEST_TOPO_CROSSBAR && c->noc.xbar_port_flits > 1 ? c->noc.xbar_port_flits : 1;
+    double tf = m->icnt / width; /* core cycles per flit at a port */
+    double rep_scv = rep_m2 / (rep_mean * rep_mean) - 1.0;
+    double lt = w->avail_warps * w->cycles_per_schedule; /* latency tolerance, LATTE-CC eq. 4 */
+    double exposed_hit = c->l1.hit_latency - lt > 0 ? c->l1.hit_latency - lt : 0.0;
+    double bank_s, bank_scv;
+    bank_service(c, clamp01(w->row_hit_rate), &bank_s, &bank_scv);
+    double burst = (double)LINE_BYTES / (c->dram.bus_bytes > 0 ? c->dram.bus_bytes : 32);
+    double dram_fixed = c->dram.min_latency - c->l2.hit_latency - (c->dram.tRCD + c->dram.tCL + burst) * m->dramc;
+    if (dram_fixed < 0)
+        dram_fixed = 0;
+    double dram_per_read = w->dram_per_request * (1 + wpr); /* write-backs ride on the reads */
+
+    /* read demands and write (background) demands per write, per station */
+    double dr[ST_COUNT] = {0}, dw[ST_COUNT] = {0};
+    gpuest_amva_station_t st[ST_COUNT];
+    memset(st, 0, sizeof st);
+    for (int i = 0; i < ST_COUNT; i++)
+        st[i] = (gpuest_amva_station_t){GPUEST_ST_DELAY, 0.0, 1, 0, 1, 1.0};
+    int iw = c->core.schedulers_per_sm > 0 ? c->core.schedulers_per_sm : 1;
+    double ipr = w->insts_per_request * (1 + wpr); /* warp instructions per read */
+    st[ST_ISS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 1.0};
+    dr[ST_ISS] = ipr / (p->eta * iw);
+    st[ST_HIT].demand = w->hits_per_request * (1 + wpr) * exposed_hit;
+    st[ST_SMINJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 0.0};
+    dr[ST_SMINJ] = m->req_flits * tf;
+    dw[ST_SMINJ] = m->rep_flits * tf; /* a write carries its data */
+    st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0};
+    dr[ST_L2] = dw[ST_L2] = m->l2c;
+    st[ST_ROP].demand = c->l2.hit_latency;
+    st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv};
+    dr[ST_BANKS] = dram_per_read * bank_s * m->dramc;
+    st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0};
+    dr[ST_BUS] = dram_per_read * burst * m->dramc;
+    st[ST_DRAMLAT].demand = (1 - h2) * (dram_fixed + c->dram.tCL * m->dramc);
+    st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, rep_scv};
+    dr[ST_INJ] = rep_mean * tf;
+    dw[ST_INJ] = 1.0 * tf; /* write acknowledgement */
+    st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv};
+    dr[ST_SMEJ] = rep_mean * tf;
+    dw[ST_SMEJ] = 1.0 * tf;
+    st[ST_DECOMP].demand = t ? t->decompress_latency : 0.0;
+
+    double n = c->l1.mshrs > 0 && p->alpha * c->core.warps_per_sm > c->l1.mshrs ? c->l1.mshrs
+                                                                                 : p->alpha * c->core.warps_per_sm;
+    if (n < 1e-3)
+        n = 1e-3;
+    out->tokens_per_sm = n;
+    /* open-model scale (request flits per SM per interconnect cycle) per read per core cycle */
+    double per_x = m->icnt * m->req_flits / S * (1 + wpr);
+    double d_req = 0, d_rep = 0, link_mean = 0;
+    GPUEST_TRY(noc_delays(m, 0.0, p->kappa, &d_req, &d_rep, &link_mean, err));
+    int promoted[2] = {0, 0};
+    for (int h = 0; h < 2; h++) {
+        promoted[h] = m->hot_load[h] > 0;
+        st[ST_HOT0 + h] = (gpuest_amva_station_t){promoted[h] ? GPUEST_ST_QUEUE : GPUEST_ST_DELAY,
+                                                  m->hot_load[h] * per_x / m->hot_capacity, 1, 0, 1, 0.5};
+    }
+    gpuest_amva_result_t a;
+    double omega = 0.5, x_prev = 0.0, last_sign = 0.0, x = 0.0;
+    int flips = 0, it;
+    for (it = 1; it <= 60; it++) {
+        /* background utilisation of one replica at the current read throughput x */
+        for (int i = 0; i < ST_COUNT; i++) {
+            if (st[i].kind == GPUEST_ST_DELAY || (i >= ST_HOT0 && !promoted[i - ST_HOT0]))
+                continue;
+            if (i >= ST_HOT0)
+                continue; /* hot-link demands already include the writes' flits */
+            int reps = st[i].private_station ? S : st[i].replicas;
+            double uw = x * wpr * dw[i] / reps;
+            st[i].demand = inflate(dr[i], uw);
+        }
+        st[ST_REQNET].demand = d_req;
+        st[ST_REPNET].demand = rep_surrogate(d_rep, st);
+        GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
+        x = a.x;
+        double scale = x * per_x;
+        /* compressor latency hidden while the injection port is busy */
+        st[ST_COMP].demand = t ? t->compress_latency * m->l2c * (1 - clamp01(a.util[ST_INJ])) : 0.0;
+        /* the two hottest links are explicit FCFS stations whose usable capacity is their
+         * utilisation at the open model's saturation (head-of-line and allocation losses) */
+        for (int h = 0; h < 2; h++) {
+            promoted[h] = m->hot_load[h] > 0;
+            st[ST_HOT0 + h] = (gpuest_amva_station_t){promoted[h] ? GPUEST_ST_QUEUE : GPUEST_ST_DELAY,
+                                                      m->hot_load[h] * per_x / m->hot_capacity, 1, 0, 1, 0.5};
+        }
+        double nr, np, lm;
+        GPUEST_TRY(noc_delays(m, scale, p->kappa, &nr, &np, &lm, err));
+        if (scale >= 0.7 * m->sat_scale)
+            omega = 1.0; /* past the cap the open model's delays no longer depend on x: jump */
+        link_mean = lm;
+        double diff = (nr - d_req) + (np - d_rep);
+        double sign = diff > 0 ? 1.0 : (diff < 0 ? -1.0 : 0.0);
+        if (sign != 0 && last_sign != 0 && sign != last_sign && ++flips >= 2) {
+            omega *= 0.5;
+            flips = 0;
+        }
+        last_sign = sign;
+        double dchange = fabs(diff) / (d_req + d_rep + 1e-9);
+        d_req += omega * (nr - d_req);
+        d_rep += omega * (np - d_rep);
+        double xchange = x_prev > 0 ? fabs(x - x_prev) / x : 1.0;
+        x_prev = x;
+        if (dchange < 1e-6 && xchange < 1e-7)
+            break;
+    }
+    st[ST_REQNET].demand = d_req;
+    st[ST_REPNET].demand = rep_surrogate(d_rep, st);
+    GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
+    out->outer_iterations = it > 60 ? 60 : it;
+    out->promoted_links = promoted[0] + promoted[1];
+
+    /* Back-pressure: the reply side (MC reply queue + NI queue per MC, and the VC buffers of the hot
+     * links) holds a bounded number of packets; customers queued there beyond that bound really wait
+     * in the MC's request path and the request network (the L2 stops accepting), so by Little's law
+     * their time is moved from reply to request latency. */
+    double buf = c->mc.reply_queue + c->noc.inject_queue;
+    double link_buf = (double)c->noc.vcs * c->noc.buffer_flits / (rep_mean > 1 ? rep_mean : 1);
+    double side_q = a.q[ST_INJ] * M, side_r = a.r[ST_INJ];
+    for (int h = 0; h < 2; h++)
+        if (promoted[h]) {
+            side_q += a.q[ST_HOT0 + h];
+            side_r += a.r[ST_HOT0 + h];
+        }
+    double cap_q = M * buf + (promoted[0] + promoted[1]) * link_buf, excess = 0.0;
+    if (side_q > cap_q)
+        excess = side_r * (side_q - cap_q) / side_q;
+    double req = a.r[ST_SMINJ] + a.r[ST_REQNET] + excess;
+    double mem = a.r[ST_L2] + a.r[ST_ROP] + a.r[ST_BANKS] + a.r[ST_BUS] + a.r[ST_DRAMLAT] + a.r[ST_COMP];
+    double rep = side_r - excess + a.r[ST_REPNET] + a.r[ST_SMEJ] + a.r[ST_DECOMP];
+    out->req_latency = req;
+    out->mem_latency = mem;
+    out->reply_latency = rep;
+    out->miss_latency = req + mem + rep;
+    double h1 = clamp01(w->l1_hit_rate);
+    out->amat = h1 * c->l1.hit_latency + (1 - h1) * out->miss_latency;
+    out->warp_ipc = a.x * ipr;
+    out->ipc = out->warp_ipc * (w->threads_per_warp_inst > 0 ? w->threads_per_warp_inst : c->core.warp_size);
+    out->inject_util = a.x * (dr[ST_INJ] + wpr * dw[ST_INJ]) / M;
+    out->mc_stall_ratio = stall_ratio(side_q / M, buf, c->noc.inject_queue);
+    double scale = a.x * per_x;
+    out->link_util_max = m->hot_load[0] * scale;
+    out->link_util_mean = link_mean;
+    double bu = 0.0;
+    for (int i = 0; i < ST_COUNT; i++)
+        if (st[i].kind != GPUEST_ST_DELAY && a.util[i] > bu)
+            bu = a.util[i];
+    out->bottleneck_util = bu > out->link_util_max ? bu : out->link_util_max;
+    return GPUEST_OK;
+}

@@ -1,0 +1,294 @@
+/* calib_file.c: calibration files (models/calibrations/NAME.cal): writer and strict parser.
+ *
+ * One record per line, fields separated by blanks, '#' starts a comment line:
+ *   format 1 | preset P | workload W | scale S | seed N
+ *   param NAME VALUE (alpha, eta, kappa; each once) | covar 9 values (row-major)
+ *   chi2 V | dof N | iterations N | rms V | cv_ipc V | cv_amat V | util_range LO HI | calib_seconds V
+ *   run LABEL SETS(';'-joined, '-' = none) then RUN_FIELDS numbers (measured outputs and inputs)
+ * Every record except run appears exactly once; unknown records, missing or extra fields and
+ * malformed numbers are errors naming file:line. The runs are the data the fit was made from. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/study.h"
+
+#define RUN_NUMS 18
+
+void gpuest_calibration_path(const char *dir, const char *preset, const char *workload, gpuest_scale_t scale,
+                             char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s-%s-%s.cal", dir, preset, workload, gpuest_scale_name(scale));
+}
+
+static void run_nums(const gpuest_study_run_t *r, double *v)
+{
+    const gpuest_model_workload_t *w = &r->in;
+    double t[RUN_NUMS] = {r->ipc, r->amat, r->mc_stall, r->link_util_max, r->ipc_cv, r->amat_cv, (double)r->cycles,
+                          r->sim_seconds, w->insts_per_request, w->hits_per_request, w->l1_hit_rate, w->l2_hit_rate,
+                          w->dram_per_request, w->row_hit_rate, w->write_fraction, w->threads_per_warp_inst,
+                          w->avail_warps, w->cycles_per_schedule};
+    memcpy(v, t, sizeof t);
+}
+
+static void run_from_nums(gpuest_study_run_t *r, const double *v)
+{
+    gpuest_model_workload_t *w = &r->in;
+    r->ipc = v[0];
+    r->amat = v[1];
+    r->mc_stall = v[2];
+    r->link_util_max = v[3];
+    r->ipc_cv = v[4];
+    r->amat_cv = v[5];
+    r->cycles = (uint64_t)llround(v[6]);
+    r->sim_seconds = v[7];
+    w->insts_per_request = v[8];
+    w->hits_per_request = v[9];
+    w->l1_hit_rate = v[10];
+    w->l2_hit_rate = v[11];
+    w->dram_per_request = v[12];
+    w->row_hit_rate = v[13];
+    w->write_fraction = v[14];
+    w->threads_per_warp_inst = v[15];
+    w->avail_warps = v[16];
+    w->cycles_per_schedule = v[17];
+}
+
+gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *path, gpuest_error_t *err)
+{
+    gpuest_outfile_t f;
+    GPUEST_TRY(gpuest_outfile_open(&f, path, 0, err));
+    FILE *o = f.fp;
+    fprintf(o, "# gpuest calibration: closed GPU model parameters fitted to simulated runs (docs/estimator.md)\n");
+    fprintf(o, "format 1\npreset %s\nworkload %s\nscale %s\nseed %llu\n", c->preset, c->workload,
+            gpuest_scale_name(c->scale), (unsigned long long)c->seed);
+    double th[GPUEST_GPU_PARAMS];
+    gpuest_gpu_params_to_vec(&c->fit.params, th);
+    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+        fprintf(o, "param %s %.17g\n", gpuest_gpu_param_names[j], th[j]);
+    fprintf(o, "covar");
+    for (int a = 0; a < GPUEST_GPU_PARAMS; a++)
+        for (int b = 0; b < GPUEST_GPU_PARAMS; b++)
+            fprintf(o, " %.17g", c->fit.covar[a][b]);
+    fprintf(o, "\nchi2 %.17g\ndof %d\niterations %d\nrms %.17g\ncv_ipc %.17g\ncv_amat %.17g\n", c->fit.chi2,
+            c->fit.dof, c->fit.iterations, c->fit.rms_rel_error, c->cv_ipc, c->cv_amat);
+    fprintf(o, "util_range %.17g %.17g\ncalib_seconds %.17g\n", c->util_lo, c->util_hi, c->calib_seconds);
+    fprintf(o, "# run label sets ipc amat mc_stall link_util_max ipc_cv amat_cv cycles sim_seconds insts_per_request "
+               "hits_per_request l1_hit_rate l2_hit_rate dram_per_request row_hit_rate write_fraction "
+               "threads_per_warp_inst avail_warps cycles_per_schedule\n");
+    for (int i = 0; i < c->nruns; i++) {
+        double v[RUN_NUMS];
+        run_nums(&c->runs[i], v);
+        fprintf(o, "run %s %s", c->runs[i].label, c->runs[i].sets[0] ? c->runs[i].sets : "-");
+        for (int k = 0; k < RUN_NUMS; k++)
+            fprintf(o, " %.17g", v[k]);
+        fprintf(o, "\n");
+    }
+    if (ferror(o)) {
+        gpuest_outfile_abort(&f);
+        return gpuest_fail(err, GPUEST_EIO, "%s: write error", path);
+    }
+    return gpuest_outfile_commit(&f, err);
+}
+
+/* ---------------------------------------------------------------- parser */
+#define MAX_TOK 32
+typedef struct {
+    const char *origin;
+    int line;
+    gpuest_error_t *err;
+} pctx_t;
+
+static gpuest_err perr(const pctx_t *p, const char *fmt, const char *a, const char *b)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
+    return gpuest_fail(p->err, GPUEST_EPARSE, "%s:%d: %s", p->origin, p->line, msg);
+}
+
+static gpuest_err num(const pctx_t *p, const char *tok, const char *what, double *out)
+{
+    if (gpuest_parse_double(tok, out) != GPUEST_OK || !isfinite(*out))
+        return perr(p, "%s: expected a finite number, got '%s'", what, tok);
+    return GPUEST_OK;
+}
+
+static gpuest_err want(const pctx_t *p, int ntok, int expected, const char *rec)
+{
+    if (ntok != expected) {
+        char e[16];
+        snprintf(e, sizeof e, "%d", expected - 1);
+        return perr(p, "record '%s' takes %s value(s)", rec, e);
+    }
+    return GPUEST_OK;
+}
+
+enum { F_FORMAT, F_PRESET, F_WORKLOAD, F_SCALE, F_SEED, F_COVAR, F_CHI2, F_DOF, F_ITER, F_RMS, F_CVI, F_CVA,
+       F_UTIL, F_SECS, F_P0, F_COUNT = F_P0 + GPUEST_GPU_PARAMS };
+static const char *const field_names[F_COUNT] = {"format", "preset", "workload", "scale", "seed", "covar",
+                                                  "chi2", "dof", "iterations", "rms", "cv_ipc", "cv_amat",
+                                                  "util_range", "calib_seconds", "param alpha", "param eta",
+                                                  "param kappa"};
+
+static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen)
+{
+    const char *rec = tok[0];
+    int f = -1;
+    double v;
+    if (strcmp(rec, "run") == 0) {
+        if (nt != 3 + RUN_NUMS)
+            return want(p, nt, 3 + RUN_NUMS, rec);
+        if (c->nruns >= GPUEST_STUDY_MAX_RUNS)
+            return perr(p, "more than the %s runs a calibration holds%s", "8", "");
+        gpuest_study_run_t *r = &c->runs[c->nruns];
+        memset(r, 0, sizeof *r);
+        if (strlen(tok[1]) >= sizeof r->label || strlen(tok[2]) >= sizeof r->sets)
+            return perr(p, "run label or assignments too long%s%s", "", "");
+        snprintf(r->label, sizeof r->label, "%s", tok[1]);
+        if (strcmp(tok[2], "-") != 0)
+            snprintf(r->sets, sizeof r->sets, "%s", tok[2]);
+        double vals[RUN_NUMS];
+        for (int k = 0; k < RUN_NUMS; k++)
+            GPUEST_TRY(num(p, tok[3 + k], "run field", &vals[k]));
+        if (!(vals[0] > 0) || !(vals[1] > 0) || !(vals[8] > 0))
+            return perr(p, "run %s: IPC, AMAT and instructions per request must be > 0%s", tok[1], "");
+        run_from_nums(r, vals);
+        c->nruns++;
+        return GPUEST_OK;
+    }
+    if (strcmp(rec, "param") == 0) {
+        GPUEST_TRY(want(p, nt, 3, rec));
+        for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+            if (strcmp(tok[1], gpuest_gpu_param_names[j]) == 0)
+                f = F_P0 + j;
+        if (f < 0)
+            return perr(p, "unknown parameter '%s' (expected alpha, eta or kappa)%s", tok[1], "");
+        GPUEST_TRY(num(p, tok[2], "param", &v));
+        if (v < gpuest_gpu_param_lo[f - F_P0] || v > gpuest_gpu_param_hi[f - F_P0])
+            return perr(p, "parameter %s = %s outside its bounds", tok[1], tok[2]);
+        double th[GPUEST_GPU_PARAMS];
+        gpuest_gpu_params_to_vec(&c->fit.params, th);
+        th[f - F_P0] = v;
+        gpuest_gpu_params_from_vec(&c->fit.params, th);
+    } else {
+        for (int k = 0; k < F_P0; k++)
+            if (strcmp(rec, field_names[k]) == 0)
+                f = k;
+        if (f < 0)
+            return perr(p, "unknown record '%s'%s", rec, "");
+        switch (f) {
+        case F_FORMAT:
+            GPUEST_TRY(want(p, nt, 2, rec));
+            if (strcmp(tok[1], "1") != 0)
+                return perr(p, "format %s: this version reads format 1%s", tok[1], "");
+            break;
+        case F_PRESET:
+        case F_WORKLOAD:
+            GPUEST_TRY(want(p, nt, 2, rec));
+            if (strlen(tok[1]) >= GPUEST_NAME_MAX)
+                return perr(p, "%s name too long%s", rec, "");
+            snprintf(f == F_PRESET ? c->preset : c->workload, GPUEST_NAME_MAX, "%s", tok[1]);
+            break;
+        case F_SCALE:
+            GPUEST_TRY(want(p, nt, 2, rec));
+            if (gpuest_scale_parse(tok[1], &c->scale) != GPUEST_OK)
+                return perr(p, "scale '%s': expected tiny, small or default%s", tok[1], "");
+            break;
+        case F_SEED: {
+            GPUEST_TRY(want(p, nt, 2, rec));
+            uint64_t s;
+            if (gpuest_parse_u64(tok[1], &s) != GPUEST_OK)
+                return perr(p, "seed '%s': expected an unsigned integer%s", tok[1], "");
+            c->seed = s;
+            break;
+        }
+        case F_COVAR:
+            GPUEST_TRY(want(p, nt, 1 + GPUEST_GPU_PARAMS * GPUEST_GPU_PARAMS, rec));
+            for (int a = 0; a < GPUEST_GPU_PARAMS; a++)
+                for (int b = 0; b < GPUEST_GPU_PARAMS; b++)
+                    GPUEST_TRY(num(p, tok[1 + a * GPUEST_GPU_PARAMS + b], "covar", &c->fit.covar[a][b]));
+            for (int a = 0; a < GPUEST_GPU_PARAMS; a++)
+                if (c->fit.covar[a][a] < 0)
+                    return perr(p, "covar: negative variance%s%s", "", "");
+            break;
+        case F_UTIL:
+            GPUEST_TRY(want(p, nt, 3, rec));
+            GPUEST_TRY(num(p, tok[1], rec, &c->util_lo));
+            GPUEST_TRY(num(p, tok[2], rec, &c->util_hi));
+            if (c->util_lo > c->util_hi)
+                return perr(p, "util_range: low above high%s%s", "", "");
+            break;
+        default:
+            GPUEST_TRY(want(p, nt, 2, rec));
+            GPUEST_TRY(num(p, tok[1], rec, &v));
+            if (v < 0)
+                return perr(p, "%s: expected a value >= 0, got '%s'", rec, tok[1]);
+            if (f == F_CHI2) c->fit.chi2 = v;
+            else if (f == F_DOF) c->fit.dof = (int)v;
+            else if (f == F_ITER) c->fit.iterations = (int)v;
+            else if (f == F_RMS) c->fit.rms_rel_error = v;
+            else if (f == F_CVI) c->cv_ipc = v;
+            else if (f == F_CVA) c->cv_amat = v;
+            else c->calib_seconds = v;
+        }
+    }
+    if (seen[f])
+        return perr(p, "record '%s' appears twice%s", field_names[f], "");
+    seen[f] = p->line;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest_calibration_t *c,
+                                    gpuest_error_t *err)
+{
+    memset(c, 0, sizeof *c);
+    gpuest_gpu_params_default(&c->fit.params);
+    pctx_t p = {origin, 0, err};
+    int seen[F_COUNT] = {0};
+    const char *s = text;
+    char line[4096];
+    while (*s) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        p.line++;
+        if (len >= sizeof line)
+            return perr(&p, "line too long%s%s", "", "");
+        memcpy(line, s, len);
+        line[len] = '\0';
+        s += len + (e ? 1 : 0);
+        char *tok[MAX_TOK];
+        int nt = 0;
+        for (char *t = strtok(line, " \t\r"); t; t = strtok(NULL, " \t\r")) {
+            if (nt == MAX_TOK)
+                return perr(&p, "too many fields%s%s", "", "");
+            tok[nt++] = t;
+        }
+        if (nt == 0 || tok[0][0] == '#')
+            continue;
+        GPUEST_TRY(parse_line(&p, tok, nt, c, seen));
+    }
+    p.line++;
+    for (int f = 0; f < F_COUNT; f++)
+        if (!seen[f])
+            return perr(&p, "missing record '%s'%s", field_names[f], "");
+    if (c->nruns < 1)
+        return perr(&p, "no run records (the data the calibration was made from)%s%s", "", "");
+    if (c->runs[0].sets[0])
+        return perr(&p, "the first run must be the baseline (assignments '-')%s%s", "", "");
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_calibration_read(const char *path, gpuest_calibration_t *c, gpuest_error_t *err)
+{
+    unsigned char *data = NULL;
+    size_t size = 0;
+    GPUEST_TRY(gpuest_read_file(path, &data, &size, err));
+    if (memchr(data, '\0', size)) {
+        free(data);
+        return gpuest_fail(err, GPUEST_EPARSE, "%s: binary data in a calibration file", path);
+    }
+    gpuest_err rc = gpuest_calibration_parse((const char *)data, path, c, err);
+    free(data);
+    return rc;
+}

@@ -1,0 +1,153 @@
+/* calibrate.c: runs of the excitation set -> GSL fit -> leave-one-config-out cross-validation. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "study/study.h"
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Parses a run's ';'-separated assignments back into a variant. */
+static void variant_of_run(const gpuest_study_run_t *r, gpuest_study_variant_t *v)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->label, sizeof v->label, "%s", r->label);
+    const char *s = r->sets;
+    while (*s && v->nsets < GPUEST_STUDY_MAX_SETS) {
+        const char *e = strchr(s, ';');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= sizeof v->sets[0])
+            len = sizeof v->sets[0] - 1;
+        memcpy(v->sets[v->nsets], s, len);
+        v->sets[v->nsets++][len] = '\0';
+        s += len + (e ? 1 : 0);
+    }
+}
+
+static void free_models(gpuest_fit_point_t *pts, int n)
+{
+    for (int i = 0; i < n; i++)
+        gpuest_gpu_model_destroy(pts[i].model);
+}
+
+/* Builds fit points for runs [0, n) except `skip` (-1: none). */
+static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibration_t *c, int skip,
+                               gpuest_fit_point_t *pts, int *np, gpuest_error_t *err)
+{
+    *np = 0;
+    for (int i = 0; i < c->nruns; i++) {
+        if (i == skip)
+            continue;
+        gpuest_study_variant_t v;
+        variant_of_run(&c->runs[i], &v);
+        gpuest_config_t vc;
+        gpuest_fit_point_t *p = &pts[*np];
+        memset(p, 0, sizeof *p);
+        gpuest_err rc = gpuest_study_apply(cfg, &v, &vc, err);
+        if (rc == GPUEST_OK)
+            rc = gpuest_gpu_model_create(&vc, &p->model, err);
+        if (rc != GPUEST_OK) {
+            free_models(pts, *np);
+            return rc;
+        }
+        p->workload = c->runs[i].in;
+        gpuest_model_transform_identity(&p->transform);
+        p->ipc = c->runs[i].ipc;
+        p->amat = c->runs[i].amat;
+        p->ipc_cv = c->runs[i].ipc_cv;
+        p->amat_cv = c->runs[i].amat_cv;
+        (*np)++;
+    }
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err)
+{
+    gpuest_fit_point_t pts[GPUEST_STUDY_MAX_RUNS];
+    int np;
+    GPUEST_TRY(build_points(cfg, c, -1, pts, &np, err));
+    gpuest_err rc = gpuest_gpu_fit(pts, np, &c->fit, err);
+    c->util_lo = 1e9;
+    c->util_hi = 0.0;
+    for (int i = 0; rc == GPUEST_OK && i < np; i++) {
+        gpuest_gpu_estimate_t e;
+        rc = gpuest_gpu_model_solve(pts[i].model, &pts[i].workload, &pts[i].transform, &c->fit.params, &e, err);
+        if (rc == GPUEST_OK) {
+            c->util_lo = e.bottleneck_util < c->util_lo ? e.bottleneck_util : c->util_lo;
+            c->util_hi = e.bottleneck_util > c->util_hi ? e.bottleneck_util : c->util_hi;
+        }
+    }
+    free_models(pts, np);
+    if (rc != GPUEST_OK)
+        return rc;
+    /* Leave one configuration out: refit without it, predict it with the baseline's inputs (what an
+     * estimate has), and take the RMS relative error. With a single run the fit's own residual is used. */
+    double si = 0.0, sa = 0.0;
+    int nv = 0;
+    for (int k = 1; k < c->nruns && c->nruns > 2; k++) {
+        gpuest_fit_point_t sub[GPUEST_STUDY_MAX_RUNS];
+        int ns;
+        GPUEST_TRY(build_points(cfg, c, k, sub, &ns, err));
+        gpuest_fit_result_t f;
+        rc = gpuest_gpu_fit_from(sub, ns, &c->fit.params, &f, err);
+        free_models(sub, ns);
+        if (rc != GPUEST_OK)
+            return rc;
+        gpuest_study_variant_t v;
+        variant_of_run(&c->runs[k], &v);
+        gpuest_config_t vc;
+        gpuest_gpu_model_t *m = NULL;
+        GPUEST_TRY(gpuest_study_apply(cfg, &v, &vc, err));
+        GPUEST_TRY(gpuest_gpu_model_create(&vc, &m, err));
+        gpuest_gpu_estimate_t e;
+        rc = gpuest_gpu_model_solve(m, &c->runs[0].in, NULL, &f.params, &e, err);
+        gpuest_gpu_model_destroy(m);
+        if (rc != GPUEST_OK)
+            return rc;
+        double ei = (e.ipc - c->runs[k].ipc) / c->runs[k].ipc, ea = (e.amat - c->runs[k].amat) / c->runs[k].amat;
+        si += ei * ei;
+        sa += ea * ea;
+        nv++;
+    }
+    c->cv_ipc = nv ? sqrt(si / nv) : c->fit.rms_rel_error;
+    c->cv_amat = nv ? sqrt(sa / nv) : c->fit.rms_rel_error;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                  uint64_t seed, gpuest_progress_t *progress, gpuest_calibration_t *out,
+                                  gpuest_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    double t0 = wall_now();
+    snprintf(out->preset, sizeof out->preset, "%s", cfg->name);
+    snprintf(out->workload, sizeof out->workload, "%s", workload);
+    out->scale = scale;
+    out->seed = seed;
+    gpuest_study_variant_t vars[GPUEST_STUDY_MAX_RUNS];
+    int nv = gpuest_study_excitation(cfg, vars, GPUEST_STUDY_MAX_RUNS);
+    for (int i = 0; i < nv; i++) {
+        gpuest_config_t vc;
+        GPUEST_TRY(gpuest_study_apply(cfg, &vars[i], &vc, err));
+        gpuest_study_run_t *r = &out->runs[out->nruns];
+        GPUEST_TRY(gpuest_study_run_detailed(&vc, workload, scale, seed, r, err));
+        memcpy(r->label, vars[i].label, sizeof r->label);
+        r->label[sizeof r->label - 1] = '\0';
+        for (int k = 0; k < vars[i].nsets; k++) {
+            size_t len = strlen(r->sets);
+            snprintf(r->sets + len, sizeof r->sets - len, "%s%s", k ? ";" : "", vars[i].sets[k]);
+        }
+        out->nruns++;
+        if (progress)
+            gpuest_progress_update(progress, (uint64_t)out->nruns);
+    }
+    GPUEST_TRY(gpuest_study_fit_runs(cfg, out, err));
+    out->calib_seconds = wall_now() - t0;
+    return GPUEST_OK;
+}

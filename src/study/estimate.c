@@ -1,0 +1,147 @@
+/* estimate.c: a calibrated estimate with its interval; no simulator call. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "study/study.h"
+
+static gpuest_interval_t interval(double v, double sd, double z, int nonneg)
+{
+    gpuest_interval_t r = {v, v - z * sd, v + z * sd};
+    if (nonneg && r.lo < 0)
+        r.lo = 0;
+    return r;
+}
+
+/* Configuration fields an estimate may change, read as numbers. The excitation set varies
+ * noc.flit_bytes and l2.hit_latency; any other field that differs from the calibrated machine is a
+ * change the calibration never saw (the estimate says so). */
+typedef struct {
+    const char *name;
+    double (*get)(const gpuest_config_t *c);
+} field_t;
+#define FIELD(n, expr) static double get_##n(const gpuest_config_t *c) { return (double)(expr); }
+FIELD(flit, c->noc.flit_bytes)
+FIELD(l2lat, c->l2.hit_latency)
+FIELD(vcs, c->noc.vcs)
+FIELD(buf, c->noc.buffer_flits)
+FIELD(rreq, c->noc.routing_request)
+FIELD(rrep, c->noc.routing_reply)
+FIELD(place, c->noc.mc_placement)
+FIELD(mcs, c->mc.num_mcs)
+FIELD(xbar, c->noc.xbar_port_flits)
+FIELD(topo, c->noc.topology)
+FIELD(sms, c->core.num_sms)
+FIELD(warps, c->core.warps_per_sm)
+FIELD(mshr, c->l1.mshrs)
+FIELD(l1size, c->l1.size_bytes)
+FIELD(l2size, c->l2.size_per_mc_bytes)
+FIELD(tcl, c->dram.tCL)
+FIELD(trcd, c->dram.tRCD)
+FIELD(trp, c->dram.tRP)
+FIELD(dclk, c->dram.clock_mhz)
+FIELD(nclk, c->noc.clock_mhz)
+FIELD(replyq, c->mc.reply_queue)
+FIELD(injq, c->noc.inject_queue)
+static const field_t fields[] = {
+    {"noc.flit_bytes", get_flit},   {"l2.hit_latency", get_l2lat},     {"noc.vcs", get_vcs},
+    {"noc.buffer_flits", get_buf},  {"noc.routing_request", get_rreq}, {"noc.routing_reply", get_rrep},
+    {"noc.mc_placement", get_place}, {"mc.num_mcs", get_mcs},          {"noc.xbar_port_flits", get_xbar},
+    {"noc.topology", get_topo},     {"core.num_sms", get_sms},         {"core.warps_per_sm", get_warps},
+    {"l1.mshrs", get_mshr},         {"l1.size_bytes", get_l1size},     {"l2.size_per_mc_bytes", get_l2size},
+    {"dram.tCL", get_tcl},          {"dram.tRCD", get_trcd},           {"dram.tRP", get_trp},
+    {"dram.clock_mhz", get_dclk},   {"noc.clock_mhz", get_nclk},       {"mc.reply_queue", get_replyq},
+    {"noc.inject_queue", get_injq},
+};
+
+/* Names the first field outside what the calibration runs covered, or returns NULL. */
+static const char *outside_range(const gpuest_calibration_t *c, const gpuest_config_t *cfg, double *lo, double *hi)
+{
+    gpuest_config_t base;
+    gpuest_error_t err;
+    if (gpuest_config_preset(&base, c->preset, &err) != GPUEST_OK)
+        return "preset";
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        double v = fields[f].get(cfg);
+        *lo = *hi = fields[f].get(&base);
+        for (int i = 1; i < c->nruns; i++) { /* values the excitation runs set */
+            gpuest_config_t vc = base;
+            const char *s = c->runs[i].sets;
+            char one[96];
+            while (*s) {
+                size_t len = strcspn(s, ";");
+                snprintf(one, sizeof one, "%.*s", (int)len, s);
+                gpuest_config_set(&vc, one, "calibration", &err);
+                s += len + (s[len] ? 1 : 0);
+            }
+            double x = fields[f].get(&vc);
+            *lo = x < *lo ? x : *lo;
+            *hi = x > *hi ? x : *hi;
+        }
+        if (v < *lo || v > *hi)
+            return fields[f].name;
+    }
+    return NULL;
+}
+
+gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
+                                 const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
+                                 gpuest_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!(conf > 0 && conf < 1))
+        return gpuest_fail(err, GPUEST_ERANGE, "confidence %g: expected a level in (0, 1)", conf);
+    if (c->nruns < 1)
+        return gpuest_fail(err, GPUEST_EINVAL, "calibration has no runs");
+    gpuest_gpu_model_t *m = NULL;
+    GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
+    const gpuest_model_workload_t *w = &c->runs[0].in;
+    gpuest_err rc = gpuest_gpu_model_solve(m, w, t, &c->fit.params, &out->raw, err);
+    double ipc_sd = 0, amat_sd = 0;
+    if (rc == GPUEST_OK)
+        rc = gpuest_gpu_predict_sd(m, w, t, &c->fit, &ipc_sd, &amat_sd, err);
+    gpuest_gpu_model_destroy(m);
+    if (rc != GPUEST_OK)
+        return rc;
+    const gpuest_gpu_estimate_t *e = &out->raw;
+    double z = gsl_cdf_ugaussian_Pinv(0.5 + conf / 2.0);
+    /* parameter uncertainty (delta method) and model discrepancy (cross-validated), in quadrature */
+    double si = sqrt(ipc_sd * ipc_sd + pow(c->cv_ipc * e->ipc, 2));
+    double sa = sqrt(amat_sd * amat_sd + pow(c->cv_amat * e->amat, 2));
+    double rel_a = e->amat > 0 ? sa / e->amat : 0;
+    out->ipc = interval(e->ipc, si, z, 1);
+    out->amat = interval(e->amat, sa, z, 1);
+    out->req = interval(e->req_latency, rel_a * e->req_latency, z, 1);
+    out->mem = interval(e->mem_latency, rel_a * e->mem_latency, z, 1);
+    out->reply = interval(e->reply_latency, rel_a * e->reply_latency, z, 1);
+    out->mc_stall = interval(e->mc_stall_ratio, rel_a * e->mc_stall_ratio, z, 1);
+    if (out->mc_stall.hi > 1)
+        out->mc_stall.hi = 1;
+    double rel_i = e->ipc > 0 ? si / e->ipc : 0;
+    out->link_util = interval(e->link_util_max, rel_i * e->link_util_max, z, 1);
+    /* extrapolation: the bottleneck runs outside the utilisation range the calibration saw */
+    double lo = c->util_lo * 0.9, hi = c->util_hi * 1.1 > 1 ? 1 : c->util_hi * 1.1;
+    if (e->bottleneck_util < lo || e->bottleneck_util > hi) {
+        out->extrapolated = 1;
+        snprintf(out->why, sizeof out->why, "bottleneck utilisation %.2f outside the calibrated %.2f..%.2f",
+                 e->bottleneck_util, c->util_lo, c->util_hi);
+    }
+    double flo, fhi;
+    const char *key = outside_range(c, cfg, &flo, &fhi);
+    if (key) {
+        out->extrapolated = 1;
+        snprintf(out->why, sizeof out->why, "%s outside the calibrated %g..%g", key, flo, fhi);
+    }
+    if (!t && cfg->technique.compression[0] && strcmp(cfg->technique.compression, "none") != 0) {
+        out->extrapolated = 1; /* the technique layer does not feed its transform yet */
+        snprintf(out->why, sizeof out->why, "technique.compression = %s is not in this estimate (no transform given)",
+                 cfg->technique.compression);
+    }
+    if (strcmp(cfg->name, c->preset) != 0) {
+        out->extrapolated = 1;
+        snprintf(out->why, sizeof out->why, "machine family %s, calibrated on %s", cfg->name, c->preset);
+    }
+    return GPUEST_OK;
+}

@@ -1,0 +1,33 @@
+/* run.c: one detailed simulation reduced to what calibration and validation need. */
+#include <stdio.h>
+#include <string.h>
+
+#include "study/study.h"
+
+gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                     uint64_t seed, gpuest_study_run_t *out, gpuest_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    gpuest_workload_t *wl = NULL;
+    GPUEST_TRY(gpuest_workload_create(workload, scale, seed, &wl, err));
+    gpuest_sim_source_t src;
+    gpuest_sim_source_workload(&src, wl);
+    gpuest_sim_opts_t so;
+    gpuest_sim_opts_default(&so);
+    so.sample_interval = 0;
+    gpuest_sim_result_t r;
+    gpuest_err rc = gpuest_sim_run(cfg, &src, &so, &r, err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_study_inputs_from_stats(&r.total, &out->in, err);
+    if (rc == GPUEST_OK) {
+        out->ipc = r.total.ipc;
+        out->amat = r.total.amat;
+        out->mc_stall = r.total.mc_stall_ratio;
+        out->link_util_max = r.total.link_util_max;
+        out->cycles = r.total.cycles;
+        out->sim_seconds = r.wall_seconds;
+    }
+    gpuest_sim_result_free(&r);
+    gpuest_workload_destroy(wl);
+    return rc;
+}

@@ -1,0 +1,163 @@
+/* study.h: orchestration below the CLI: simulator statistics -> model inputs, calibration,
+ * estimates with intervals, validation against detailed runs, the NoC-vs-model comparison. */
+#ifndef GPUEST_STUDY_H
+#define GPUEST_STUDY_H
+
+#include <stdint.h>
+
+#include "config/config.h"     /* gpuest_config_t */
+#include "core/core.h"         /* errors, progress */
+#include "model/model.h"       /* the closed GPU model and its fit */
+#include "sim/sim.h"           /* gpuest_sim_stats_t (plain data) */
+#include "workload/workload.h" /* gpuest_scale_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ bridge (bridge.c) */
+/* Model inputs measured by a simulation (statistics as plain data). GPUEST_EINVAL when the run
+ * sent no memory request (nothing to model). */
+gpuest_err gpuest_study_inputs_from_stats(const gpuest_sim_stats_t *s, gpuest_model_workload_t *w,
+                                          gpuest_error_t *err);
+
+/* The open NoC model at the load a simulation measured (what `gpuest run` prints). */
+typedef struct {
+    double rate;     /* request packets x request flits per SM per interconnect cycle */
+    double sat_rate; /* the model's saturation rate in the same unit (0 if none found) */
+    gpuest_model_result_t model;
+    double to_core;  /* core cycles per interconnect cycle */
+} gpuest_study_noc_compare_t;
+gpuest_err gpuest_study_noc_compare(const gpuest_config_t *cfg, const gpuest_sim_stats_t *s,
+                                    gpuest_study_noc_compare_t *out, gpuest_error_t *err);
+
+/* ------------------------------------------------------------ configuration variants (variants.c) */
+#define GPUEST_STUDY_MAX_SETS 6
+typedef struct {
+    char label[48];
+    int nsets;
+    char sets[GPUEST_STUDY_MAX_SETS][80]; /* "section.key=value", applied to the preset */
+} gpuest_study_variant_t;
+
+/* Excitation set used for calibration (baseline first), and the held-out validation set, for
+ * the topology of cfg. Return the count; *out points to static storage filled from cfg. */
+int gpuest_study_excitation(const gpuest_config_t *cfg, gpuest_study_variant_t *out, int cap);
+int gpuest_study_heldout(const gpuest_config_t *cfg, gpuest_study_variant_t *out, int cap);
+/* cfg + the variant's assignments, validated. */
+gpuest_err gpuest_study_apply(const gpuest_config_t *base, const gpuest_study_variant_t *v, gpuest_config_t *out,
+                              gpuest_error_t *err);
+
+/* ------------------------------------------------------------ runs (run.c) */
+typedef struct {
+    char label[48];
+    char sets[GPUEST_STUDY_MAX_SETS * 80]; /* assignments separated by ';' ("" for the baseline) */
+    gpuest_model_workload_t in;            /* measured model inputs */
+    double ipc, amat, mc_stall, link_util_max; /* measured outputs */
+    double ipc_cv, amat_cv;                /* relative standard errors (0: full detailed run) */
+    uint64_t cycles;
+    double sim_seconds;
+} gpuest_study_run_t;
+
+/* Full detailed run of workload at scale/seed on cfg. */
+gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                     uint64_t seed, gpuest_study_run_t *out, gpuest_error_t *err);
+
+/* ------------------------------------------------------------ calibration (calibrate.c, calib_file.c) */
+#define GPUEST_STUDY_MAX_RUNS 8
+typedef struct {
+    char preset[GPUEST_NAME_MAX];
+    char workload[GPUEST_NAME_MAX];
+    gpuest_scale_t scale;
+    uint64_t seed;
+    gpuest_fit_result_t fit;
+    double cv_ipc, cv_amat;   /* leave-one-config-out RMS relative error */
+    double util_lo, util_hi;  /* model bottleneck utilisation over the calibration runs */
+    double calib_seconds;     /* wall time of the simulations and the fit */
+    int nruns;
+    gpuest_study_run_t runs[GPUEST_STUDY_MAX_RUNS]; /* runs[0] is the baseline */
+} gpuest_calibration_t;
+
+/* Runs the excitation set of cfg's topology on workload, fits, cross-validates. progress may be NULL. */
+gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                  uint64_t seed, gpuest_progress_t *progress, gpuest_calibration_t *out,
+                                  gpuest_error_t *err);
+/* Fit + cross-validation on runs already in c (c->runs, c->nruns); fills fit, cv_*, util_*. */
+gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
+
+/* models/calibrations/<preset>-<workload>-<scale>.cal */
+void gpuest_calibration_path(const char *dir, const char *preset, const char *workload, gpuest_scale_t scale,
+                             char *buf, size_t cap);
+/* Text file, written atomically; the parser is strict (file:line errors, every field required once). */
+gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *path, gpuest_error_t *err);
+gpuest_err gpuest_calibration_read(const char *path, gpuest_calibration_t *c, gpuest_error_t *err);
+gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest_calibration_t *c,
+                                    gpuest_error_t *err);
+
+/* ------------------------------------------------------------ estimate (estimate.c) */
+typedef struct {
+    double v, lo, hi;
+} gpuest_interval_t;
+
+typedef struct {
+    gpuest_interval_t ipc, amat, req, mem, reply, mc_stall, link_util;
+    int extrapolated;  /* 1: outside the calibrated range (why says how) */
+    char why[160];
+    gpuest_gpu_estimate_t raw;
+} gpuest_study_estimate_t;
+
+/* Estimate for machine cfg (the calibration's preset with changes) under transform t (NULL:
+ * identity), at confidence level conf (e.g. 0.95): model + delta-method sd from the parameter
+ * covariance + the cross-validated relative error, combined in quadrature. */
+gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
+                                 const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
+                                 gpuest_error_t *err);
+
+/* ------------------------------------------------------------ validation (validate.c) */
+typedef struct {
+    gpuest_study_variant_t variant;
+    gpuest_study_run_t truth;
+    gpuest_study_estimate_t est;
+    double ipc_err, amat_err; /* (estimate - truth) / truth */
+    int ipc_covered, amat_covered;
+    double est_seconds;       /* wall time of the estimate */
+} gpuest_study_validation_point_t;
+
+/* Estimates and runs in detail the first n held-out variants (n <= the list length). truths, when
+ * not NULL, holds detailed runs already made (matched by label; ipc, amat, sim_seconds), which
+ * then replace the simulations (re-validating a refitted calibration). */
+gpuest_err gpuest_study_validate(const gpuest_calibration_t *c, const gpuest_config_t *cfg, int n, double conf,
+                                 const gpuest_study_run_t *truths, int ntruths, gpuest_progress_t *progress,
+                                 gpuest_study_validation_point_t *out, int *count, gpuest_error_t *err);
+
+
+/* ------------------------------------------------------------ sampled simulation (sample.c) */
+typedef struct {
+    double value, lo, hi; /* estimate and confidence interval */
+} gpuest_study_ci_t;
+
+typedef struct {
+    gpuest_sample_result_t raw;
+    gpuest_study_ci_t ipc, amat, miss_latency, mc_stall;
+    double cov;             /* coefficient of variation of per-unit CPI */
+    int units;              /* measured units */
+    int units_steady;       /* units whose warming reached steady state */
+    int units_needed;       /* units for the target half-width at the confidence level */
+    double confidence, target;
+    double detailed_fraction; /* detailed cycles / estimated cycles of the full run */
+} gpuest_study_sampled_t;
+
+/* Sampled simulation of workload on cfg with intervals at confidence conf; with target > 0
+ * (relative half-width of the IPC interval) a second stage reruns with the sample size the pilot
+ * asks for (at most 400 units). */
+gpuest_err gpuest_study_sample(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                               uint64_t seed, const gpuest_sample_opts_t *opts, double conf, double target,
+                               gpuest_study_sampled_t *out, gpuest_error_t *err);
+/* Estimates and intervals from raw units (no simulation): exposed for tests. */
+gpuest_err gpuest_study_sample_estimate(const gpuest_sample_result_t *raw, double conf, double target,
+                                        gpuest_study_sampled_t *out, gpuest_error_t *err);
+void gpuest_study_sampled_free(gpuest_study_sampled_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,105 @@
+/* test_gpu_model.c: the closed GPU model's compression transform and its invariants. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model/model.h"
+
+static void workload(gpuest_model_workload_t *w)
+{
+    memset(w, 0, sizeof *w);
+    w->insts_per_request = 8.0;
+    w->l1_hit_rate = 0.2;
+    w->l2_hit_rate = 0.5;
+    w->dram_per_request = 0.5;
+    w->row_hit_rate = 0.5;
+    w->write_fraction = 0.1;
+    w->threads_per_warp_inst = 32;
+}
+
+static gpuest_gpu_model_t *model(const char *set)
+{
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    if (set)
+        assert_int_equal(gpuest_config_set(&cfg, set, "test", &err), GPUEST_OK);
+    gpuest_gpu_model_t *m;
+    assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
+    return m;
+}
+
+/* Mean reply flits over the histogram: half 3-flit, half 5-flit replies -> 4. */
+static void reply_flits_mean(void **state)
+{
+    (void)state;
+    gpuest_model_transform_t t;
+    gpuest_model_transform_identity(&t);
+    assert_true(gpuest_model_reply_flits(&t, 9) == 9.0); /* empty histogram: uncompressed */
+    t.reply_flit_hist[3] = 0.5;
+    t.reply_flit_hist[5] = 0.5;
+    assert_true(gpuest_model_reply_flits(&t, 9) == 4.0);
+}
+
+/* A histogram with every reply at its uncompressed size changes nothing, bit for bit; fewer
+ * flits on a reply-bound machine (16-byte flits: 9-flit replies) raise IPC and lower AMAT;
+ * a decompressor latency on top lowers IPC again. */
+static void compression_effects(void **state)
+{
+    (void)state;
+    gpuest_gpu_model_t *m = model("noc.flit_bytes=16");
+    gpuest_model_workload_t w;
+    workload(&w);
+    gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
+    gpuest_error_t err;
+    gpuest_gpu_estimate_t base, same, comp, slow;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &base, &err), GPUEST_OK);
+    gpuest_model_transform_t t;
+    gpuest_model_transform_identity(&t);
+    t.reply_flit_hist[9] = 1.0;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &same, &err), GPUEST_OK);
+    assert_true(same.ipc == base.ipc && same.amat == base.amat);
+    gpuest_model_transform_identity(&t);
+    t.reply_flit_hist[3] = 1.0;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &comp, &err), GPUEST_OK);
+    assert_true(comp.ipc > base.ipc * 1.05);
+    assert_true(comp.amat < base.amat);
+    t.decompress_latency = 50;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &slow, &err), GPUEST_OK);
+    assert_true(slow.ipc < comp.ipc);
+    assert_true(slow.reply_latency > comp.reply_latency);
+    /* split adds up */
+    assert_true(fabs(comp.req_latency + comp.mem_latency + comp.reply_latency - comp.miss_latency) < 1e-9 * comp.miss_latency);
+    gpuest_gpu_model_destroy(m);
+}
+
+/* More tokens never lower throughput in a closed network (monotone in the population), and
+ * the closed model never reports a link above one flit per cycle. */
+static void population_monotone(void **state)
+{
+    (void)state;
+    gpuest_gpu_model_t *m = model(NULL);
+    gpuest_model_workload_t w;
+    workload(&w);
+    gpuest_error_t err;
+    double last = 0.0;
+    for (double a = 0.05; a <= 1.0; a *= 2) {
+        gpuest_gpu_params_t p = {a, 0.8, 1.0};
+        gpuest_gpu_estimate_t e;
+        assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &e, &err), GPUEST_OK);
+        assert_true(e.ipc >= last * (1 - 1e-9));
+        assert_true(e.link_util_max <= 1.0 + 1e-9);
+        last = e.ipc;
+    }
+    gpuest_gpu_model_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(reply_flits_mean), cmocka_unit_test(compression_effects),
+                                       cmocka_unit_test(population_monotone)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

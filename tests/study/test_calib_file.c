@@ -1,0 +1,150 @@
+/* test_calib_file.c: calibration files round-trip exactly; every malformed input names file:line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "study/study.h"
+
+static void sample_calibration(gpuest_calibration_t *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->preset, sizeof c->preset, "mesh56");
+    snprintf(c->workload, sizeof c->workload, "hotspot");
+    c->scale = GPUEST_SCALE_TINY;
+    c->seed = 7;
+    c->fit.params = (gpuest_gpu_params_t){0.1234567890123, 0.75, 1.0 / 3.0};
+    for (int a = 0; a < GPUEST_GPU_PARAMS; a++)
+        for (int b = 0; b < GPUEST_GPU_PARAMS; b++)
+            c->fit.covar[a][b] = a == b ? 0.01 * (a + 1) : 1e-5 / 7.0;
+    c->fit.chi2 = 0.0123;
+    c->fit.dof = 8;
+    c->fit.iterations = 12;
+    c->fit.rms_rel_error = 0.031;
+    c->cv_ipc = 0.04;
+    c->cv_amat = 0.05;
+    c->util_lo = 0.5;
+    c->util_hi = 0.9;
+    c->calib_seconds = 3.25;
+    c->nruns = 2;
+    for (int i = 0; i < 2; i++) {
+        gpuest_study_run_t *r = &c->runs[i];
+        snprintf(r->label, sizeof r->label, i ? "flit_x2" : "baseline");
+        snprintf(r->sets, sizeof r->sets, i ? "noc.flit_bytes=32;l2.hit_latency=60" : "");
+        r->ipc = 100.0 / 3.0 + i;
+        r->amat = 5874.34314516129 + i;
+        r->mc_stall = 0.71670212260226762;
+        r->cycles = 126213 + (uint64_t)i;
+        r->in = (gpuest_model_workload_t){8.6426059318049315, 0.0055, 0.007, 0.87, 0.077, 0.84, 0.26, 27.58, 0.28, 5.96};
+    }
+}
+
+static void round_trip(void **state)
+{
+    (void)state;
+    gpuest_calibration_t a, b;
+    sample_calibration(&a);
+    gpuest_error_t err;
+    const char *path = GPUEST_BINARY_DIR "/test_calib_roundtrip.cal";
+    assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
+    assert_int_equal(gpuest_calibration_read(path, &b, &err), GPUEST_OK);
+    assert_string_equal(a.preset, b.preset);
+    assert_string_equal(a.workload, b.workload);
+    assert_int_equal(a.scale, b.scale);
+    assert_true(a.seed == b.seed);
+    assert_memory_equal(&a.fit.params, &b.fit.params, sizeof a.fit.params); /* bit for bit */
+    assert_memory_equal(a.fit.covar, b.fit.covar, sizeof a.fit.covar);
+    assert_true(a.cv_ipc == b.cv_ipc && a.util_hi == b.util_hi && a.calib_seconds == b.calib_seconds);
+    assert_int_equal(b.nruns, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(a.runs[i].label, b.runs[i].label);
+        assert_string_equal(a.runs[i].sets, b.runs[i].sets);
+        assert_true(a.runs[i].ipc == b.runs[i].ipc && a.runs[i].amat == b.runs[i].amat);
+        assert_true(a.runs[i].cycles == b.runs[i].cycles);
+        assert_memory_equal(&a.runs[i].in, &b.runs[i].in, sizeof a.runs[i].in);
+    }
+    remove(path);
+}
+
+/* Replaces the first line starting with `key` (or appends when key is NULL) in a valid file. */
+static char *edited(const char *valid, const char *key, const char *replacement)
+{
+    size_t n = strlen(valid) + strlen(replacement) + 8;
+    char *out = calloc(1, n);
+    const char *p = valid;
+    int done = 0;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p + 1) : strlen(p);
+        if (!done && key && strncmp(p, key, strlen(key)) == 0) {
+            strcat(out, replacement);
+            done = 1;
+        } else {
+            strncat(out, p, len);
+        }
+        p += len;
+    }
+    if (!key)
+        strcat(out, replacement);
+    return out;
+}
+
+static void bad_inputs(void **state)
+{
+    (void)state;
+    gpuest_calibration_t a, b;
+    sample_calibration(&a);
+    gpuest_error_t err;
+    const char *path = GPUEST_BINARY_DIR "/test_calib_bad.cal";
+    assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
+    unsigned char *data;
+    size_t size;
+    assert_int_equal(gpuest_read_file(path, &data, &size, &err), GPUEST_OK);
+    remove(path);
+    const char *valid = (const char *)data;
+    /* line 2 is "format 1"; the runs are the last two lines (16 and 17) */
+    static const struct {
+        const char *key, *replacement, *expect;
+    } cases[] = {
+        {"format", "format 2\n", "cal:2: format 2"},
+        {"preset", "preset\n", "cal:3: record 'preset' takes 1 value"},
+        {"param eta", "param eta 1.5\n", "cal:8: parameter eta = 1.5 outside"},
+        {"param eta", "param gamma 0.5\n", "cal:8: unknown parameter 'gamma'"},
+        {"chi2", "chi2 0.1x\n", "cal:11: chi2: expected a finite number, got '0.1x'"},
+        {"cv_ipc", "cv_ipc -1\n", "cal:15: cv_ipc: expected a value >= 0"},
+        {"util_range", "util_range 0.9 0.5\n", "cal:17: util_range: low above high"},
+        {"rms", "colour blue\n", "cal:14: unknown record 'colour'"},
+        {"dof", "seed 3\n", "cal:12: record 'seed' appears twice"},
+        {"calib_seconds", "# no timing\n", "missing record 'calib_seconds'"},
+        {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 20 value(s)"},
+        {"run baseline", "run baseline - 0 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1\n", "IPC, AMAT and instructions per "
+                                                                                   "request must be > 0"},
+        {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 nan\n", "expected a finite "
+                                                                                                 "number, got 'nan'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = edited(valid, cases[i].key, cases[i].replacement);
+        gpuest_error_clear(&err);
+        gpuest_err rc = gpuest_calibration_parse(text, "x.cal", &b, &err);
+        if (rc != GPUEST_EPARSE || !strstr(err.msg, cases[i].expect))
+            fail_msg("case %zu (%s): got %d '%s', expected '%s'", i, cases[i].replacement, rc, err.msg,
+                     cases[i].expect);
+        free(text);
+    }
+    /* the baseline must come first */
+    char *text = edited(valid, "run baseline", "");
+    strcat(text, "run baseline - 1 2 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1\n");
+    assert_int_equal(gpuest_calibration_parse(text, "x.cal", &b, &err), GPUEST_EPARSE);
+    assert_non_null(strstr(err.msg, "first run must be the baseline"));
+    free(text);
+    free(data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(round_trip), cmocka_unit_test(bad_inputs)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

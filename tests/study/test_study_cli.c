@@ -1,0 +1,85 @@
+/* test_study_cli.c: calibrate / estimate / validate / sample as a user runs them (tiny scale). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "run_program.h"
+
+static char out[1 << 16];
+
+/* The committed calibration of hotspot (tiny) on fermi, made by 'gpuest calibrate'. */
+#define CAL GPUEST_SOURCE_DIR "/models/calibrations/fermi-hotspot-tiny.cal"
+
+static void estimate_point_and_batch(void **state)
+{
+    (void)state;
+    char args[1024], csv[256], batch[256];
+    snprintf(csv, sizeof csv, "%s/est_%d.csv", GPUEST_BINARY_DIR, (int)getpid());
+    snprintf(args, sizeof args, "estimate --preset fermi --workload hotspot --calibration %s --set l2.hit_latency=60 "
+                                "--csv %s", CAL, csv);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    FILE *f = fopen(csv, "r");
+    assert_non_null(f);
+    char line[1024];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(strstr(line, "ipc,ipc_lo,ipc_hi,amat,amat_lo,amat_hi"));
+    assert_non_null(fgets(line, sizeof line, f));
+    double ipc, lo, hi;
+    assert_int_equal(sscanf(strchr(line, ',') + 1, "%lf,%lf,%lf", &ipc, &lo, &hi), 3);
+    assert_true(lo <= ipc && ipc <= hi && ipc > 0);
+    fclose(f);
+    remove(csv);
+    /* batch: one point per line; a bad key names the batch file and line */
+    snprintf(batch, sizeof batch, "%s/batch_%d.txt", GPUEST_BINARY_DIR, (int)getpid());
+    test_write_text(batch, "noc.flit_bytes=16\n\nl2.hit_latency=60 dram.tCL=18\n");
+    snprintf(args, sizeof args, "estimate --preset fermi --workload hotspot --calibration %s --batch %s", CAL, batch);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    assert_non_null(strstr(out, "line1"));
+    assert_non_null(strstr(out, "line3"));
+    test_write_text(batch, "noc.flit_bytes=16\nnoc.colour=3\n");
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
+    assert_non_null(strstr(out, ":2"));
+    remove(batch);
+}
+
+static void malformed_calibration(void **state)
+{
+    (void)state;
+    char path[256], args[512];
+    snprintf(path, sizeof path, "%s/bad_%d.cal", GPUEST_BINARY_DIR, (int)getpid());
+    test_write_text(path, "format 1\npreset fermi\nworkload hotspot\nscale tiny\nseed x\n");
+    snprintf(args, sizeof args, "estimate --preset fermi --calibration %s", path);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
+    assert_non_null(strstr(out, ":5: seed 'x'"));
+    remove(path);
+}
+
+static void validate_and_sample(void **state)
+{
+    (void)state;
+    char args[1024];
+    snprintf(args, sizeof args, "validate --preset fermi --workload hotspot --scale tiny --calibration %s --points 2",
+             CAL);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    assert_non_null(strstr(out, "IPC MAPE"));
+    assert_non_null(strstr(out, "l2lat_x0.5"));
+    assert_int_equal(run_gpuest("sample --preset fermi --workload hotspot --scale tiny --units 6 --unit-insts 300 "
+                                "--warm 200 --compare",
+                                out, sizeof out),
+                     0);
+    assert_non_null(strstr(out, "99.7 % intervals"));
+    assert_non_null(strstr(out, "speedup"));
+    assert_int_equal(run_gpuest("sample --units 1", out, sizeof out), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(estimate_point_and_batch), cmocka_unit_test(malformed_calibration),
+                                       cmocka_unit_test(validate_and_sample)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
