@@ -82,6 +82,7 @@ static double reply_flits_m2(const gpuest_model_transform_t *t, int uncompressed
 
 struct gpuest_gpu_model_s {
     gpuest_config_t cfg;
+    gpuest_config_t net_cfg;    /* the network's view: one MC node per memory sub-partition */
     int req_flits, rep_flits;   /* uncompressed packet lengths */
     double icnt, l2c, dramc;    /* core cycles per interconnect / L2 / DRAM cycle */
     /* the open NoC model, rebuilt when the (rounded) reply length or the write share changes */
@@ -107,6 +108,14 @@ gpuest_err gpuest_gpu_model_create(const gpuest_config_t *cfg, gpuest_gpu_model_
     if (!m)
         return gpuest_fail(err, GPUEST_ENOMEM, "GPU model: out of memory");
     m->cfg = *cfg;
+    /* Each memory sub-partition has its own L2 bank and network port (the simulator's crossbar
+     * gives it a port after the SMs'); the DRAM channel is shared by the channel's sub-partitions.
+     * The open NoC model therefore sees channels x sub-partitions MC nodes. */
+    m->net_cfg = *cfg;
+    if (cfg->mc.sub_partitions > 1 && cfg->noc.topology == GPUEST_TOPO_CROSSBAR) {
+        m->net_cfg.mc.num_mcs = cfg->mc.num_mcs * cfg->mc.sub_partitions;
+        m->net_cfg.mc.sub_partitions = 1;
+    }
     gpuest_model_gpu_packet_flits(cfg, &m->req_flits, &m->rep_flits);
     m->icnt = cfg->core.clock_mhz / cfg->noc.clock_mhz;
     m->l2c = cfg->core.clock_mhz / cfg->l2.clock_mhz;
@@ -134,7 +143,7 @@ static void find_hot_links(gpuest_gpu_model_t *m)
     double width = mesh ? 1.0 : (m->cfg.noc.xbar_port_flits > 1 ? m->cfg.noc.xbar_port_flits : 1);
     for (int r = 0; r < routers; r++)
         for (int p = 0; p < ports; p++) {
-            if (mesh && p == GPUEST_PORT_LOCAL)
+            if (mesh && p == GPUEST_NET_PORT_LOCAL)
                 continue;
             double l = gpuest_model_noc_port_load(m->noc, r, p, -1) / width;
             if (l > m->hot_load[0]) {
@@ -158,8 +167,8 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
     p.reply_flits = rep_flits;
     p.write_fraction = wf;
     gpuest_model_traffic_t t;
-    GPUEST_TRY(gpuest_model_traffic_build(&t, &p, &m->cfg, 1.0, err));
-    gpuest_err rc = gpuest_model_noc_create(&m->cfg, &t, &m->noc, err);
+    GPUEST_TRY(gpuest_model_traffic_build(&t, &p, &m->net_cfg, 1.0, err));
+    gpuest_err rc = gpuest_model_noc_create(&m->net_cfg, &t, &m->noc, err);
     gpuest_model_traffic_free(&t);
     if (rc != GPUEST_OK)
         return rc;
@@ -262,11 +271,21 @@ static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, 
     return GPUEST_OK;
 }
 
+/* DRAM command cycles a 128-byte line holds the channel's data bus: the bus moves
+ * chips_per_channel x chip_bytes bytes per transfer and data_rate transfers per command cycle
+ * (dram.c: burst_length x chip_bytes x chips bytes per column command in burst_length /
+ * data_rate command cycles). GTX480: 2 x 4 x 4 = 32 bytes per cycle, 4 cycles a line. */
+static double line_bus_cycles(const gpuest_config_t *c)
+{
+    double bpc = (double)c->dram.chips_per_channel * c->dram.chip_bytes * c->dram.data_rate;
+    return (double)LINE_BYTES / (bpc > 0 ? bpc : 32.0);
+}
+
 /* Bank occupancy per DRAM access and its SCV (row hits: one burst; misses: precharge + activate
  * + burst); DRAM cycles. */
 static void bank_service(const gpuest_config_t *c, double row_hit, double *mean, double *scv)
 {
-    double burst = (double)LINE_BYTES / (c->dram.bus_bytes > 0 ? c->dram.bus_bytes : 32);
+    double burst = line_bus_cycles(c);
     if (burst < c->dram.tCCD)
         burst = c->dram.tCCD;
     double hit = burst, miss = c->dram.tRP + c->dram.tRCD + burst;
@@ -330,7 +349,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
                            w->insts_per_request);
     if (!(p->alpha > 0) || !(p->eta > 0) || !(p->kappa > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: alpha, eta and kappa must be > 0");
-    int S = c->core.num_sms, M = c->mc.num_mcs;
+    int S = c->core.num_sms, M = c->mc.num_mcs; /* M: DRAM channels */
+    int P = M * (c->mc.sub_partitions > 1 ? c->mc.sub_partitions : 1); /* memory sub-partitions */
     double wf = w->write_fraction < 0 ? 0 : (w->write_fraction > 0.95 ? 0.95 : w->write_fraction);
     double h2 = clamp01(w->l2_hit_rate);
     /* Customers are read tokens (a warp waits for its loads, not for its stores); writes are an
@@ -345,7 +365,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double exposed_hit = c->l1.hit_latency - lt > 0 ? c->l1.hit_latency - lt : 0.0;
     double bank_s, bank_scv;
     bank_service(c, clamp01(w->row_hit_rate), &bank_s, &bank_scv);
-    double burst = (double)LINE_BYTES / (c->dram.bus_bytes > 0 ? c->dram.bus_bytes : 32);
+    double burst = line_bus_cycles(c);
     double dram_fixed = c->dram.min_latency - c->l2.hit_latency - (c->dram.tRCD + c->dram.tCL + burst) * m->dramc;
     if (dram_fixed < 0)
         dram_fixed = 0;
@@ -365,7 +385,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     st[ST_SMINJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 0.0};
     dr[ST_SMINJ] = m->req_flits * tf;
     dw[ST_SMINJ] = m->rep_flits * tf; /* a write carries its data */
-    st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0};
+    st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, 0.0}; /* one L2 bank per sub-partition */
     dr[ST_L2] = dw[ST_L2] = m->l2c;
     st[ST_ROP].demand = c->l2.hit_latency;
     st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv};
@@ -373,7 +393,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0};
     dr[ST_BUS] = dram_per_read * burst * m->dramc;
     st[ST_DRAMLAT].demand = (1 - h2) * (dram_fixed + c->dram.tCL * m->dramc);
-    st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, rep_scv};
+    st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv}; /* one port per sub-partition */
     dr[ST_INJ] = rep_mean * tf;
     dw[ST_INJ] = 1.0 * tf; /* write acknowledgement */
     st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv};
@@ -456,13 +476,13 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * their time is moved from reply to request latency. */
     double buf = c->mc.reply_queue + c->noc.inject_queue;
     double link_buf = (double)c->noc.vcs * c->noc.buffer_flits / (rep_mean > 1 ? rep_mean : 1);
-    double side_q = a.q[ST_INJ] * M, side_r = a.r[ST_INJ];
+    double side_q = a.q[ST_INJ] * P, side_r = a.r[ST_INJ];
     for (int h = 0; h < 2; h++)
         if (promoted[h]) {
             side_q += a.q[ST_HOT0 + h];
             side_r += a.r[ST_HOT0 + h];
         }
-    double cap_q = M * buf + (promoted[0] + promoted[1]) * link_buf, excess = 0.0;
+    double cap_q = P * buf + (promoted[0] + promoted[1]) * link_buf, excess = 0.0;
     if (side_q > cap_q)
         excess = side_r * (side_q - cap_q) / side_q;
     double req = a.r[ST_SMINJ] + a.r[ST_REQNET] + excess;
@@ -476,8 +496,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     out->amat = h1 * c->l1.hit_latency + (1 - h1) * out->miss_latency;
     out->warp_ipc = a.x * ipr;
     out->ipc = out->warp_ipc * (w->threads_per_warp_inst > 0 ? w->threads_per_warp_inst : c->core.warp_size);
-    out->inject_util = a.x * (dr[ST_INJ] + wpr * dw[ST_INJ]) / M;
-    out->mc_stall_ratio = stall_ratio(side_q / M, buf, c->noc.inject_queue);
+    out->inject_util = a.x * (dr[ST_INJ] + wpr * dw[ST_INJ]) / P;
+    out->mc_stall_ratio = stall_ratio(side_q / P, buf, c->noc.inject_queue);
     double scale = a.x * per_x;
     out->link_util_max = m->hot_load[0] * scale;
     out->link_util_mean = link_mean;

@@ -129,6 +129,12 @@ void sim_front_fetch(sim_gpu_t *g, sim_sm_t *sm, int warp)
     if (sim_tags_find(&sm->l1i, line, line, 1))
         return;
     g->ctr.v[SC_l1i_misses]++;
+    if (g->functional) { /* fast-forward (sample.c): the clock stands still, the line arrives at once */
+        sim_way_t *v = sim_tags_victim(&sm->l1i, line);
+        if (v)
+            sim_tags_fill(&sm->l1i, v, line, 0xF);
+        return;
+    }
     w->ifetch_wait = 1;
     int out = line_requested(sm, line, RC_INST);
     if (add_waiter(g, sm, line, warp, -1, RC_INST) == 0 && !out)

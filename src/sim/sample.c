@@ -82,22 +82,55 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, gpuest_sample_resu
 }
 
 /* ---------------------------------------------------------------- functional warming */
+/* Opens line's DRAM row in its channel (the mapping of dram.c). A bank that is serving a
+ * request keeps its state: the command state machine relies on its open row. */
+static void ff_dram_row(sim_gpu_t *g, uint64_t line)
+{
+    sim_dram_t *d = &g->chan[gpuest_config_mc_of_address(g->cfg, line)];
+    uint64_t local = sim_mc_local(g, line), rb = (uint64_t)g->cfg->dram.row_bytes, nb = (uint64_t)g->cfg->dram.banks;
+    sim_bank_t *b = &d->banks[(local / rb) % nb];
+    if (b->has_cur)
+        return;
+    b->active = 1;
+    b->row = (int64_t)(local / (rb * nb));
+}
+
+/* The L2 bank of line's sub-partition, as l2.c: write-back, allocate on miss, fetch-on-write
+ * (a write miss fills the line clean: its data went on to DRAM). Every miss and every dirty
+ * victim's write-back touch the channel's rows; the last one to touch a bank leaves its row
+ * open. A set whose ways are all reserved by detailed misses in flight is left alone. */
 static void ff_l2(sim_gpu_t *g, uint64_t line, int write)
 {
-    sim_mc_t *mc = &g->mc[gpuest_config_mc_of_address(g->cfg, line)];
-    uint64_t local = sim_mc_local(g, line);
+    sim_mc_t *mc = &g->mc[sim_mc_of(g, line)];
+    uint64_t local = sim_sub_local(g, line);
     sim_way_t *way = sim_tags_find(&mc->l2, local, line, 1);
     if (!way) {
         way = sim_tags_victim(&mc->l2, local);
+        if (!way)
+            return;
+        if (way->valid && way->dirty)
+            ff_dram_row(g, way->tag);
         sim_tags_fill(&mc->l2, way, line, 0xF);
-        way->dirty = 0;
-        if (!write) { /* the miss opens its DRAM row (same mapping as dram.c) */
-            uint64_t rb = (uint64_t)g->cfg->dram.row_bytes, nb = (uint64_t)g->cfg->dram.banks;
-            mc->dram.banks[(local / rb) % nb].open_row = (int64_t)(local / (rb * nb));
-        }
+        ff_dram_row(g, line);
+        return; /* filled clean (sim_tags_fill), also after a write miss */
     }
     if (write)
         way->dirty = 1;
+}
+
+/* A tag array of the SM (L1D, L1I, L1C): 1 hit, else the line is filled whole (as the v2 fills)
+ * and 0 returned; also 1 when every way of the set is reserved (nothing to warm). */
+static int ff_tags(sim_tags_t *t, uint64_t line)
+{
+    sim_way_t *way = sim_tags_find(t, line, line, 1);
+    if (way && way->valid == 0xF)
+        return 1;
+    if (!way)
+        way = sim_tags_victim(t, line);
+    if (!way)
+        return 1;
+    sim_tags_fill(t, way, line, 0xF);
+    return 0;
 }
 
 static void ff_access(sim_gpu_t *g, sim_sm_t *sm, const gpuest_line_req_t *r, int op)
@@ -106,27 +139,41 @@ static void ff_access(sim_gpu_t *g, sim_sm_t *sm, const gpuest_line_req_t *r, in
         sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
         if (way && (way->valid & r->sectors) == r->sectors)
             return;
-        if (!way) {
-            way = sim_tags_victim(&sm->l1, r->line);
-            sim_tags_fill(&sm->l1, way, r->line, r->sectors);
-        } else {
-            way->valid |= r->sectors;
-        }
-        ff_l2(g, r->line, 0);
+        if (!ff_tags(&sm->l1, r->line))
+            ff_l2(g, r->line, 0);
         return;
     }
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 0);
-    if (way) /* write-evict, as l1.c */
+    if (way) /* write-evict (stores) and evict-then-bypass (atomics), as l1.c */
         way->valid = 0;
     ff_l2(g, r->line, 1);
 }
 
-/* One instruction of warp slot s, functionally. Returns 1 if it advanced. */
+/* A constant read: the distinct L1C lines of its active lanes (front.c's addressing). */
+static void ff_const(sim_gpu_t *g, sim_sm_t *sm, const gpuest_inst_t *in)
+{
+    if (g->cfg->core.perfect_inst_const_cache)
+        return;
+    uint64_t lb = (uint64_t)sm->l1c.line_bytes;
+    for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++)
+        if (in->active_mask >> lane & 1) {
+            uint64_t line = (SIM_CONST_BASE + (in->addr[lane] & 0xFFFF)) & ~(lb - 1);
+            if (!ff_tags(&sm->l1c, line))
+                ff_l2(g, line & ~(uint64_t)(GPUEST_LINE_BYTES - 1), 0);
+        }
+}
+
+/* One instruction of warp slot s, functionally. Returns 1 if it advanced.
+ *
+ * A warp advances only at a clean instruction boundary of the v2 pipeline: active, its next
+ * instruction fetched (no L1I fill pending), no load in flight (its scoreboard holds no pending
+ * register) and the LD/ST unit not busy with its previous memory instruction. Its destination
+ * registers are written at once: the clock stands still. */
 static gpuest_err ff_step(sim_gpu_t *g, sim_sm_t *sm, int s, int *advanced, gpuest_error_t *err)
 {
     sim_warp_t *w = &sm->warps[s];
     *advanced = 0;
-    if (w->state != WS_ACTIVE || w->pending_loads > 0 || (sm->ldst.busy && sm->ldst.warp == s))
+    if (w->state != WS_ACTIVE || w->ifetch_wait || w->pending_loads > 0 || (sm->ldst.busy && sm->ldst.warp == s))
         return GPUEST_OK; /* waits for the memory system, whose clock stands still */
     gpuest_inst_t *in = &w->inst;
     if (in->kind == GPUEST_INST_END && w->pending_stores > 0)
@@ -140,13 +187,20 @@ static gpuest_err ff_step(sim_gpu_t *g, sim_sm_t *sm, int s, int *advanced, gpue
         size_t n = gpuest_coalesce(in, req);
         for (size_t i = 0; i < n; i++)
             ff_access(g, sm, &req[i], (int)in->op);
+    } else if (in->kind == GPUEST_INST_COMPUTE && in->lat == GPUEST_LAT_CONST && in->size > 0) {
+        ff_const(g, sm, in);
     } else if (in->kind == GPUEST_INST_BARRIER) {
         GPUEST_TRY(sim_sm_barrier_arrive(g, sm, s, err));
     }
-    w->compute_done = g->now;
-    w->hit_done = g->now;
+    for (int d = 0; d < in->ndst; d++)
+        w->reg_ready[in->dst[d]] = g->now;
+    if (w->last_write > g->now)
+        w->last_write = g->now;
     *advanced = 1;
-    return g->src->warp_next(g->src->ctx, w->stream, &w->inst, err);
+    GPUEST_TRY(g->src->warp_next(g->src->ctx, w->stream, &w->inst, err));
+    if (w->inst.kind != GPUEST_INST_END)
+        sim_front_fetch(g, sm, s); /* functional while g->functional is set: no request */
+    return GPUEST_OK;
 }
 
 /* Fast-forwards up to budget warp instructions (or to the end of the launch). */
@@ -155,6 +209,7 @@ static gpuest_err fast_forward(sim_gpu_t *g, uint64_t budget, uint64_t *done, gp
     *done = 0;
     int hold = g->hold_issue;
     g->hold_issue = 0;
+    g->functional = 1; /* CTAs started here fetch their first instruction functionally too */
     while (*done < budget && g->ctas_done < g->launch.num_ctas) {
         int any = 0;
         for (int i = 0; i < g->nsm; i++) {
@@ -172,6 +227,7 @@ static gpuest_err fast_forward(sim_gpu_t *g, uint64_t budget, uint64_t *done, gp
         if (!any)
             break; /* every warp waits for memory (or a barrier held by one that does) */
     }
+    g->functional = 0;
     g->hold_issue = hold;
     for (int i = 0; i < g->nsm; i++)
         g->sm[i].sleep_until = 0; /* readiness changed behind the SMs' backs */
@@ -184,8 +240,11 @@ static int drained(const sim_gpu_t *g)
     if (g->pool.live > 0)
         return 0;
     for (int i = 0; i < g->nsm; i++)
-        if (g->sm[i].ldst.busy || g->sm[i].missq.len > 0)
+        if (g->sm[i].ldst.busy || g->sm[i].missq.len > 0 || !sim_front_idle(&g->sm[i]))
             return 0;
+    for (int c = 0; c < g->nchan; c++)
+        if (g->chan[c].work > 0)
+            return 0; /* write-backs of dirty L2 victims (no request of the pool) */
     return 1;
 }
 
@@ -325,6 +384,7 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, int
                                 uint64_t *rng, gpuest_sample_result_t *out, size_t *cap, gpuest_error_t *err)
 {
     GPUEST_TRY(sim_gpu_check_launch(g, err));
+    GPUEST_TRY(sim_front_launch(g, err)); /* the launch's code segment (L1I addresses) */
     for (int i = 0; i < g->nsm; i++)
         sim_tags_invalidate_all(&g->sm[i].l1); /* as gpu.c: L1s start cold at each launch */
     g->next_cta = g->ctas_done = 0;

@@ -451,6 +451,7 @@ struct sim_gpu_s {
     int nlinks;
     int failed; /* an allocation failed inside a component */
     int hold_issue; /* run control (sample.c): SMs issue nothing and no CTA starts (draining) */
+    int functional; /* run control (sample.c): fast-forward, the L1I fills a missing line at once */
     gpuest_error_t *err; /* the run's error report */
 };
 
