@@ -79,3 +79,13 @@ void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap)
     else
         gpuest_calibration_path(o->calib_dir, o->cc.cfg.name, o->workload, o->scale, buf, cap);
 }
+
+void cli_study_warn_stale(const char *cmd, const char *path, const gpuest_calibration_t *c)
+{
+    char why[320];
+    if (!gpuest_calibration_stale(c, why, sizeof why))
+        return;
+    fprintf(stderr,
+            "gpuest %s: warning: %s: %s; regenerate it with 'gpuest calibrate --preset %s --workload %s --scale %s'\n",
+            cmd, path, why, c->preset, c->workload, gpuest_scale_name(c->scale));
+}

@@ -25,6 +25,9 @@ void cli_study_init(cli_study_opts_t *o);
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd);
 /* Calibration file path for o (explicit, or <dir>/<preset>-<workload>-<scale>.cal). */
 void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap);
+/* One warning line on stderr when calibration c (read from path) was fitted on another simulator
+ * generation or another machine than its preset in this build; the command goes on. */
+void cli_study_warn_stale(const char *cmd, const char *path, const gpuest_calibration_t *c);
 #define CLI_STUDY_HELP                                                                                               \
     "  --workload W           workload generator (default hotspot)\n"                                              \
     "  --scale S              tiny, small (default) or default\n"                                                  \

@@ -51,6 +51,8 @@ int cli_cmd_calibrate(int argc, char **argv)
         if (e == GPUEST_OK && strcmp(c.preset, o.cc.cfg.name) != 0)
             e = gpuest_fail(&err, GPUEST_EINVAL, "%s was made on %s, not %s", path, c.preset, o.cc.cfg.name);
         if (e == GPUEST_OK)
+            cli_study_warn_stale(CMD, path, &c); /* the stored runs stay those of the machine they came from */
+        if (e == GPUEST_OK)
             e = gpuest_study_fit_runs(&o.cc.cfg, &c, &err);
     } else {
         gpuest_progress_t *pr = cli_progress("calibrate", 4);

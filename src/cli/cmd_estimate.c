@@ -92,6 +92,7 @@ int cli_cmd_estimate(int argc, char **argv)
     }
     if (e != GPUEST_OK)
         return cli_report(CMD, e, &err);
+    cli_study_warn_stale(CMD, path, &c);
     cli_table_t t;
     cli_table_init(&t, header, NCOL);
     int extrap = 0;

@@ -84,6 +84,7 @@ int cli_cmd_validate(int argc, char **argv)
     gpuest_err e = gpuest_calibration_read(path, &c, &err);
     if (e != GPUEST_OK)
         return cli_report(CMD, e, &err);
+    cli_study_warn_stale(CMD, path, &c);
     static gpuest_study_validation_point_t pts[16];
     int n = 0;
     gpuest_progress_t *pr = cli_progress("validate", (unsigned long long)o.points);

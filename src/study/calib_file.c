@@ -7,6 +7,7 @@
  *   run LABEL SETS(';'-joined, '-' = none) then RUN_FIELDS numbers (measured outputs and inputs)
  * Every record except run appears exactly once; unknown records, missing or extra fields and
  * malformed numbers are errors naming file:line. The runs are the data the fit was made from. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,10 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
     fprintf(o, "\nchi2 %.17g\ndof %d\niterations %d\nrms %.17g\ncv_ipc %.17g\ncv_amat %.17g\n", c->fit.chi2,
             c->fit.dof, c->fit.iterations, c->fit.rms_rel_error, c->cv_ipc, c->cv_amat);
     fprintf(o, "util_range %.17g %.17g\ncalib_seconds %.17g\n", c->util_lo, c->util_hi, c->calib_seconds);
+    if (c->sim_generation > 0)
+        fprintf(o, "simulator %d\n", c->sim_generation);
+    if (c->machine_hash)
+        fprintf(o, "machine %016llx\n", (unsigned long long)c->machine_hash);
     fprintf(o, "# run label sets ipc amat mc_stall link_util_max ipc_cv amat_cv cycles sim_seconds insts_per_request "
                "hits_per_request l1_hit_rate l2_hit_rate dram_per_request row_hit_rate write_fraction "
                "threads_per_warp_inst avail_warps cycles_per_schedule\n");
@@ -131,11 +136,42 @@ static const char *const field_names[F_COUNT] = {"format", "preset", "workload",
                                                   "util_range", "calib_seconds", "param alpha", "param eta",
                                                   "param kappa"};
 
+/* Optional records (files written before the v2 simulator lack them): simulator N, machine HEX. */
+static int parse_optional(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen_opt, gpuest_err *rc)
+{
+    int k = strcmp(tok[0], "simulator") == 0 ? 0 : (strcmp(tok[0], "machine") == 0 ? 1 : -1);
+    if (k < 0)
+        return 0;
+    *rc = want(p, nt, 2, tok[0]);
+    if (*rc != GPUEST_OK)
+        return 1;
+    if (seen_opt[k]) {
+        *rc = perr(p, "record '%s' appears twice%s", tok[0], "");
+        return 1;
+    }
+    seen_opt[k] = p->line;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(tok[1], &end, k == 0 ? 10 : 16);
+    if (errno || !end || *end || tok[1][0] == '-' || tok[1][0] == '+' || v == 0 || (k == 0 && v > 1000000))
+        *rc = perr(p, k == 0 ? "simulator '%s': expected a generation number >= 1%s"
+                             : "machine '%s': expected a non-zero hexadecimal hash%s",
+                   tok[1], "");
+    else if (k == 0)
+        c->sim_generation = (int)v;
+    else
+        c->machine_hash = (uint64_t)v;
+    return 1;
+}
+
 static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen)
 {
     const char *rec = tok[0];
     int f = -1;
     double v;
+    gpuest_err orc = GPUEST_OK;
+    if (parse_optional(p, tok, nt, c, seen + F_COUNT, &orc))
+        return orc;
     if (strcmp(rec, "run") == 0) {
         if (nt != 3 + RUN_NUMS)
             return want(p, nt, 3 + RUN_NUMS, rec);
@@ -245,7 +281,7 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
     memset(c, 0, sizeof *c);
     gpuest_gpu_params_default(&c->fit.params);
     pctx_t p = {origin, 0, err};
-    int seen[F_COUNT] = {0};
+    int seen[F_COUNT + 2] = {0}; /* + the optional simulator and machine records */
     const char *s = text;
     char line[4096];
     while (*s) {
@@ -291,4 +327,63 @@ gpuest_err gpuest_calibration_read(const char *path, gpuest_calibration_t *c, gp
     gpuest_err rc = gpuest_calibration_parse((const char *)data, path, c, err);
     free(data);
     return rc;
+}
+
+/* ---------------------------------------------------------------- staleness */
+gpuest_err gpuest_study_machine_hash(const gpuest_config_t *cfg, uint64_t *out, gpuest_error_t *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return gpuest_fail(err, GPUEST_ENOMEM, "machine hash: out of memory");
+    gpuest_err rc = gpuest_config_write_ini(cfg, m);
+    fclose(m);
+    if (rc != GPUEST_OK) {
+        free(buf);
+        return gpuest_fail(err, rc, "machine hash: cannot write the configuration");
+    }
+    uint64_t h = 14695981039346656037ULL;
+    int comment = 0, bol = 1;
+    for (size_t i = 0; i < len; i++) {
+        if (bol)
+            comment = buf[i] == ';';
+        bol = buf[i] == '\n';
+        if (comment)
+            continue;
+        h ^= (unsigned char)buf[i];
+        h *= 1099511628211ULL;
+    }
+    free(buf);
+    *out = h ? h : 1; /* 0 means "not recorded" */
+    return GPUEST_OK;
+}
+
+int gpuest_calibration_stale(const gpuest_calibration_t *c, char *msg, size_t cap)
+{
+    if (c->sim_generation != GPUEST_STUDY_SIM_GENERATION) {
+        if (c->sim_generation == 0)
+            snprintf(msg, cap, "the calibration records no simulator generation: it was fitted on the pre-v2 simulator "
+                               "(this build simulates generation %d)",
+                     GPUEST_STUDY_SIM_GENERATION);
+        else
+            snprintf(msg, cap, "the calibration was fitted on simulator generation %d, this build simulates %d",
+                     c->sim_generation, GPUEST_STUDY_SIM_GENERATION);
+        return 1;
+    }
+    gpuest_config_t cfg;
+    gpuest_error_t e;
+    gpuest_error_clear(&e);
+    uint64_t h = 0;
+    if (gpuest_config_preset(&cfg, c->preset, &e) != GPUEST_OK || gpuest_study_machine_hash(&cfg, &h, &e) != GPUEST_OK) {
+        snprintf(msg, cap, "preset '%s' of the calibration is not known to this build", c->preset);
+        return 1;
+    }
+    if (c->machine_hash != h) {
+        snprintf(msg, cap, "the machine the calibration was fitted on (%016llx) differs from preset '%s' as this build "
+                           "defines it (%016llx)",
+                 (unsigned long long)c->machine_hash, c->preset, (unsigned long long)h);
+        return 1;
+    }
+    return 0;
 }

@@ -130,6 +130,8 @@ gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *worklo
     snprintf(out->workload, sizeof out->workload, "%s", workload);
     out->scale = scale;
     out->seed = seed;
+    out->sim_generation = GPUEST_STUDY_SIM_GENERATION;
+    GPUEST_TRY(gpuest_study_machine_hash(cfg, &out->machine_hash, err));
     gpuest_study_variant_t vars[GPUEST_STUDY_MAX_RUNS];
     int nv = gpuest_study_excitation(cfg, vars, GPUEST_STUDY_MAX_RUNS);
     for (int i = 0; i < nv; i++) {

@@ -64,6 +64,10 @@ gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *wor
 
 /* ------------------------------------------------------------ calibration (calibrate.c, calib_file.c) */
 #define GPUEST_STUDY_MAX_RUNS 8
+/* Generation of the simulator whose runs a calibration is fitted to: 2 = the v2 simulator (warp
+ * scoreboard, L1I/L1C front end, memory sub-partitions, DRAM command state machine). Raise it
+ * when the simulator's timing changes so that older calibrations are reported as stale. */
+#define GPUEST_STUDY_SIM_GENERATION 2
 typedef struct {
     char preset[GPUEST_NAME_MAX];
     char workload[GPUEST_NAME_MAX];
@@ -75,7 +79,17 @@ typedef struct {
     double calib_seconds;     /* wall time of the simulations and the fit */
     int nruns;
     gpuest_study_run_t runs[GPUEST_STUDY_MAX_RUNS]; /* runs[0] is the baseline */
+    int sim_generation;    /* GPUEST_STUDY_SIM_GENERATION at calibration; 0: not recorded (pre-v2 files) */
+    uint64_t machine_hash; /* gpuest_study_machine_hash of the calibrated machine; 0: not recorded */
 } gpuest_calibration_t;
+
+/* 64-bit FNV-1a over the key = value lines of cfg written as INI (comments left out): equal for
+ * equal machines, whatever the version string or the keys' help text. */
+gpuest_err gpuest_study_machine_hash(const gpuest_config_t *cfg, uint64_t *out, gpuest_error_t *err);
+/* 0 when c was fitted on this simulator generation and on its preset as this build defines it;
+ * else 1 and msg (cap bytes) says what differs. Never an error: a stale calibration still loads
+ * and estimates, the caller warns. */
+int gpuest_calibration_stale(const gpuest_calibration_t *c, char *msg, size_t cap);
 
 /* Runs the excitation set of cfg's topology on workload, fits, cross-validates. progress may be NULL. */
 gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,

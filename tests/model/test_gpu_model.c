@@ -97,9 +97,39 @@ static void population_monotone(void **state)
     gpuest_gpu_model_destroy(m);
 }
 
+/* The reply-injection stations are per memory sub-partition (each has its own network port) on
+ * the v2 fermi machine (6 channels x 2 sub-partitions = 12 ports): their utilisation is the read
+ * throughput x (reply flits + writes per read x 1 ack flit) x core cycles per flit / 12, worked
+ * from the config; dividing by the 6 channels instead would double it. */
+static void sub_partition_ports(void **state)
+{
+    (void)state;
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    assert_int_equal(cfg.mc.num_mcs, 6);
+    assert_int_equal(cfg.mc.sub_partitions, 2);
+    gpuest_gpu_model_t *m;
+    assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
+    gpuest_model_workload_t w;
+    workload(&w);
+    gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
+    gpuest_gpu_estimate_t e;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &e, &err), GPUEST_OK);
+    int req, rep;
+    gpuest_model_gpu_packet_flits(&cfg, &req, &rep);
+    double wpr = w.write_fraction / (1 - w.write_fraction);
+    double x = e.warp_ipc / (w.insts_per_request * (1 + wpr)); /* reads per core cycle */
+    double width = cfg.noc.xbar_port_flits > 1 ? cfg.noc.xbar_port_flits : 1;
+    double tf = cfg.core.clock_mhz / cfg.noc.clock_mhz / width;
+    double expect = x * (rep + wpr * 1.0) * tf / 12.0;
+    assert_true(fabs(e.inject_util - expect) <= 1e-9 * expect);
+    gpuest_gpu_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(reply_flits_mean), cmocka_unit_test(compression_effects),
-                                       cmocka_unit_test(population_monotone)};
+                                       cmocka_unit_test(population_monotone), cmocka_unit_test(sub_partition_ports)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

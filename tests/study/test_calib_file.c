@@ -143,8 +143,77 @@ static void bad_inputs(void **state)
     free(data);
 }
 
+/* A calibration records the simulator generation and the machine it was fitted on; files without
+ * the records (pre-v2) still load and are reported stale, as are other generations and machines. */
+static void staleness(void **state)
+{
+    (void)state;
+    gpuest_calibration_t a, b;
+    gpuest_error_t err;
+    char why[320];
+    sample_calibration(&a);
+    gpuest_config_t cfg;
+    assert_int_equal(gpuest_config_preset(&cfg, "mesh56", &err), GPUEST_OK);
+    a.sim_generation = GPUEST_STUDY_SIM_GENERATION;
+    assert_int_equal(gpuest_study_machine_hash(&cfg, &a.machine_hash, &err), GPUEST_OK);
+    const char *path = GPUEST_BINARY_DIR "/test_calib_stale.cal";
+    assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
+    assert_int_equal(gpuest_calibration_read(path, &b, &err), GPUEST_OK);
+    remove(path);
+    assert_int_equal(b.sim_generation, GPUEST_STUDY_SIM_GENERATION);
+    assert_true(b.machine_hash == a.machine_hash);
+    assert_int_equal(gpuest_calibration_stale(&b, why, sizeof why), 0);
+
+    /* one key of the machine changed: another hash, reported */
+    gpuest_config_t other = cfg;
+    other.dram.tCL += 1;
+    uint64_t h2 = 0;
+    assert_int_equal(gpuest_study_machine_hash(&other, &h2, &err), GPUEST_OK);
+    assert_true(h2 != a.machine_hash);
+    b.machine_hash = h2;
+    assert_int_equal(gpuest_calibration_stale(&b, why, sizeof why), 1);
+    assert_non_null(strstr(why, "differs from preset 'mesh56'"));
+
+    /* another generation */
+    b.machine_hash = a.machine_hash;
+    b.sim_generation = 1;
+    assert_int_equal(gpuest_calibration_stale(&b, why, sizeof why), 1);
+    assert_non_null(strstr(why, "generation 1"));
+
+    /* a file without the records (written before v2) loads, and is stale */
+    sample_calibration(&a);
+    assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
+    assert_int_equal(gpuest_calibration_read(path, &b, &err), GPUEST_OK);
+    remove(path);
+    assert_int_equal(b.sim_generation, 0);
+    assert_true(b.machine_hash == 0);
+    assert_int_equal(gpuest_calibration_stale(&b, why, sizeof why), 1);
+    assert_non_null(strstr(why, "pre-v2"));
+
+    /* malformed optional records */
+    static const char *const bad[][2] = {{"simulator 0\n", "simulator '0'"},
+                                         {"machine xyz\n", "machine 'xyz'"},
+                                         {"simulator 2\nsimulator 2\n", "record 'simulator' appears twice"},
+                                         {"machine 1 2\n", "record 'machine' takes 1 value"}};
+    unsigned char *data;
+    size_t size;
+    assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
+    assert_int_equal(gpuest_read_file(path, &data, &size, &err), GPUEST_OK);
+    remove(path);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *text = edited((const char *)data, NULL, bad[i][0]);
+        gpuest_error_clear(&err);
+        gpuest_err rc = gpuest_calibration_parse(text, "x.cal", &b, &err);
+        if (rc != GPUEST_EPARSE || !strstr(err.msg, bad[i][1]))
+            fail_msg("case %zu: got %d '%s', expected '%s'", i, rc, err.msg, bad[i][1]);
+        free(text);
+    }
+    free(data);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(round_trip), cmocka_unit_test(bad_inputs)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(round_trip), cmocka_unit_test(bad_inputs),
+                                       cmocka_unit_test(staleness)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
