@@ -366,9 +366,9 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double bank_s, bank_scv;
     bank_service(c, clamp01(w->row_hit_rate), &bank_s, &bank_scv);
     double burst = line_bus_cycles(c);
-    double dram_fixed = c->dram.min_latency - c->l2.hit_latency - (c->dram.tRCD + c->dram.tCL + burst) * m->dramc;
-    if (dram_fixed < 0)
-        dram_fixed = 0;
+    /* the v2 simulator's fixed pipeline between the L2 lookup and the channel queue (GPGPU-Sim
+     * -dram_latency); the command timing (tRCD, tCL, burst) comes on top, as in the simulator */
+    double dram_fixed = c->dram.latency > 0 ? c->dram.latency : 0.0;
     double dram_per_read = w->dram_per_request * (1 + wpr); /* write-backs ride on the reads */
 
     /* read demands and write (background) demands per write, per station */
