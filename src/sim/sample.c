@@ -163,21 +163,41 @@ static void ff_const(sim_gpu_t *g, sim_sm_t *sm, const gpuest_inst_t *in)
         }
 }
 
+/* 1 when a register in reads or writes waits on a load in flight (the scoreboard's INT64_MAX). */
+static int reg_pending(const sim_warp_t *w, const gpuest_inst_t *in)
+{
+    for (int k = 0; k < in->nsrc; k++)
+        if (w->reg_ready[in->src[k]] == INT64_MAX)
+            return 1;
+    for (int k = 0; k < in->ndst; k++)
+        if (w->reg_ready[in->dst[k]] == INT64_MAX)
+            return 1;
+    return 0;
+}
+
 /* One instruction of warp slot s, functionally. Returns 1 if it advanced.
  *
  * A warp advances only at a clean instruction boundary of the v2 pipeline: active, its next
- * instruction fetched (no L1I fill pending), no load in flight (its scoreboard holds no pending
- * register) and the LD/ST unit not busy with its previous memory instruction. Its destination
- * registers are written at once: the clock stands still. */
+ * instruction fetched (no L1I fill pending), the LD/ST unit not busy with its previous memory
+ * instruction, and, as the scoreboard rules in detailed mode, no register the instruction reads
+ * or writes pending on a load in flight; a barrier or the warp's exit also waits for all its
+ * loads (and the exit for its stores). Loads in flight therefore do not stop a warp whose next
+ * instructions do not use them: the v2 warp keeps issuing past its loads, and a fast-forward
+ * that froze every warp with a load out would leave only a few warps to run far ahead. A
+ * fast-forwarded instruction's destinations are written at once: the clock stands still. */
 static gpuest_err ff_step(sim_gpu_t *g, sim_sm_t *sm, int s, int *advanced, gpuest_error_t *err)
 {
     sim_warp_t *w = &sm->warps[s];
     *advanced = 0;
-    if (w->state != WS_ACTIVE || w->ifetch_wait || w->pending_loads > 0 || (sm->ldst.busy && sm->ldst.warp == s))
+    if (w->state != WS_ACTIVE || w->ifetch_wait || (sm->ldst.busy && sm->ldst.warp == s))
         return GPUEST_OK; /* waits for the memory system, whose clock stands still */
     gpuest_inst_t *in = &w->inst;
-    if (in->kind == GPUEST_INST_END && w->pending_stores > 0)
+    if (in->kind == GPUEST_INST_END || in->kind == GPUEST_INST_BARRIER) {
+        if (w->pending_loads > 0 || (in->kind == GPUEST_INST_END && w->pending_stores > 0))
+            return GPUEST_OK;
+    } else if (reg_pending(w, in)) {
         return GPUEST_OK;
+    }
     if (in->kind == GPUEST_INST_END) {
         *advanced = 1;
         return sim_sm_retire_warp(g, sm, s, err);
