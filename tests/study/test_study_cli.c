@@ -59,6 +59,31 @@ static void malformed_calibration(void **state)
     remove(path);
 }
 
+/* A calibration without the simulator and machine records (as every pre-v2 file) still
+ * estimates (exit 0), with one warning line naming the file and the command that regenerates it. */
+static void stale_calibration_warns(void **state)
+{
+    (void)state;
+    FILE *in = fopen(CAL, "r");
+    assert_non_null(in);
+    char path[256], args[512], line[4096];
+    snprintf(path, sizeof path, "%s/stale_%d.cal", GPUEST_BINARY_DIR, (int)getpid());
+    FILE *o = fopen(path, "w");
+    assert_non_null(o);
+    while (fgets(line, sizeof line, in))
+        if (strncmp(line, "simulator ", 10) != 0 && strncmp(line, "machine ", 8) != 0)
+            fputs(line, o);
+    fclose(in);
+    fclose(o);
+    snprintf(args, sizeof args, "estimate --preset fermi --workload hotspot --scale tiny --calibration %s", path);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    assert_non_null(strstr(out, "warning: "));
+    assert_non_null(strstr(out, "pre-v2"));
+    assert_non_null(strstr(out, "regenerate it with 'gpuest calibrate --preset fermi --workload hotspot --scale tiny'"));
+    assert_non_null(strstr(out, "estimate of hotspot on fermi"));
+    remove(path);
+}
+
 static void validate_and_sample(void **state)
 {
     (void)state;
@@ -80,6 +105,6 @@ static void validate_and_sample(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(estimate_point_and_batch), cmocka_unit_test(malformed_calibration),
-                                       cmocka_unit_test(validate_and_sample)};
+                                       cmocka_unit_test(stale_calibration_warns), cmocka_unit_test(validate_and_sample)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
