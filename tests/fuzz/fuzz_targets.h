@@ -11,6 +11,7 @@
     X(accelsim_xz)                                                                                                     \
     X(trace_csv)                                                                                                       \
     X(learn_model)                                                                                                     \
+    X(calib)                                                                                                           \
     X(decode_none)                                                                                                     \
     X(decode_bdi)                                                                                                      \
     X(decode_fpc)                                                                                                      \
