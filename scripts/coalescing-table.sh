@@ -15,12 +15,17 @@
 # mean RGR occupancy. noc.buffer_flits = 9 in both runs: mesh56's 9-flit reply must fit a VC
 # buffer to travel as one multicast packet (docs/technique.md). Written to a temporary name, then
 # renamed. GPUEST defaults to build-rel/gpuest; JOBS (default 2) runs in parallel.
+# PRESET=fermi (environment) runs the crossbar instead: no buffer rule there (EXTRA, default
+# "noc.buffer_flits=9" on mesh56 and empty otherwise, replaces it), ROUTINGS is ignored
+# (one routing, written as xy-yx) and MAX_INSTS defaults to 1000000.
 set -euo pipefail
 
 out=${1:?usage: coalescing-table.sh OUT.csv [GPUEST] [JOBS]}
 gpuest=${2:-build-rel/gpuest}
 jobs=${3:-2}
-max_insts=${MAX_INSTS:-300000}
+preset=${PRESET:-mesh56}
+if [ "$preset" = mesh56 ]; then extra=${EXTRA-noc.buffer_flits=9}; max_insts=${MAX_INSTS:-300000}
+else extra=${EXTRA-}; max_insts=${MAX_INSTS:-1000000}; ROUTINGS=yx; fi
 workloads=${WORKLOADS:-"bfs color btree pvc wordcount ss lud gaussian kmeans atax bicg 2dconv"}
 routings=${ROUTINGS:-"yx"}
 [ -x "$gpuest" ] || { echo "coalescing-table.sh: $gpuest is not an executable (build it first)" >&2; exit 2; }
@@ -30,14 +35,16 @@ trap 'rm -rf "$tmp"' EXIT
 
 run_one() { # routing workload coalescing
     local r=$1 w=$2 c=$3 f="$tmp/$1.$2.$3"
-    "$gpuest" simulate --preset mesh56 --workload "$w" --scale small --seed 1 --max-instructions "$max_insts" \
-        --set noc.buffer_flits=9 --set noc.routing_reply="$r" --set technique.coalescing="$c" \
-        --csv "$f.csv" > "$f.out" 2> "$f.err" || {
+    local sets=(--set technique.coalescing="$c")
+    [ -n "$extra" ] && sets+=(--set "$extra")
+    [ "$preset" = mesh56 ] && sets+=(--set noc.routing_reply="$r")
+    "$gpuest" simulate --preset "$preset" --workload "$w" --scale small --seed 1 --max-instructions "$max_insts" \
+        "${sets[@]}" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
         echo "coalescing-table.sh: $w / $r / $c failed: $(cat "$f.err")" >&2; return 1; }
     echo "$r $w $c" > "$f.key"
 }
 export -f run_one
-export gpuest tmp max_insts
+export gpuest tmp max_insts preset extra
 
 for r in $routings; do
     for w in $workloads; do
