@@ -17,7 +17,7 @@
 # renamed. GPUEST defaults to build-rel/gpuest; JOBS (default 2) runs in parallel.
 # PRESET=fermi (environment) runs the crossbar instead: no buffer rule there (EXTRA, default
 # "noc.buffer_flits=9" on mesh56 and empty otherwise, replaces it), ROUTINGS is ignored
-# (one routing, written as xy-yx) and MAX_INSTS defaults to 1000000.
+# (one routing, written as crossbar) and MAX_INSTS defaults to 1000000.
 set -euo pipefail
 
 out=${1:?usage: coalescing-table.sh OUT.csv [GPUEST] [JOBS]}
@@ -72,7 +72,8 @@ for k in "$tmp"/*.key; do
         }' "$b.csv"
 done | sort > "$tmp/runs.txt"
 
-awk '
+awk -v preset="$preset" '
+function label(r) { return preset == "mesh56" ? "xy-" r : "crossbar" }
 { k = $1 SUBSEP $2; rt[$1] = 1; wl[$1, $2] = 1
   ipc[k, $3] = $4; pk[k, $3] = $5; st[k, $3] = $6; loc[k, $3] = $7; act[k, $3] = $8; grp[k, $3] = $9; occ[k, $3] = $10 }
 END {
@@ -87,13 +88,13 @@ END {
                 ni = ipc[k, "none"] > 0 ? ipc[k, c] / ipc[k, "none"] : 0
                 np = pk[k, "none"] > 0 ? pk[k, c] / pk[k, "none"] : 0
                 nst = st[k, "none"] > 0 ? sprintf("%.4f", st[k, c] / st[k, "none"]) : ""
-                printf "xy-%s,%s,%s,%s,%.4f,%s,%.4f,%s,%s,%s,%s,%s,%s\n", r, w, c, ipc[k, c], ni, pk[k, c], np,
+                printf "%s,%s,%s,%s,%.4f,%s,%.4f,%s,%s,%s,%s,%s,%s\n", label(r), w, c, ipc[k, c], ni, pk[k, c], np,
                     st[k, c], nst, loc[k, "none"], act[k, c], grp[k, c], occ[k, c]
                 if (c == "pcu") { n++; si += ni; sp += np; sa += act[k, c]; sl += loc[k, "none"]
                                   if (nst != "") { ss += nst; ns++ } }
             }
         }
-        if (n) printf "xy-%s,mean,pcu,,%.4f,,%.4f,,%s,%.4f,%.4f,,\n", r, si / n, sp / n, ns ? sprintf("%.4f", ss / ns) : "",
+        if (n) printf "%s,mean,pcu,,%.4f,,%.4f,,%s,%.4f,%.4f,,\n", label(r), si / n, sp / n, ns ? sprintf("%.4f", ss / ns) : "",
             sl / n, sa / n
     }
 }' "$tmp/runs.txt" > "$tmp/table.csv"

@@ -183,17 +183,24 @@ typedef struct {
     gpuest_sim_hooks_t pcu; /* the technique's hooks, called through */
     long done[64];          /* loads completed per SM */
     long l2_paths;          /* requests the front end released into the L2 path */
+    uint64_t full_at[64];   /* per MC: 1 + the L2 cycle whose release found the request queue full */
+    long accepted_full;     /* requests stage 1 took in such a cycle */
 } wrap_t;
 
 static int w_accept(void *ctx, int mc, int32_t req, const gpuest_sim_req_info_t *info, uint64_t cyc, int32_t *leader)
 {
     wrap_t *w = ctx;
-    return w->pcu.mc_front_accept(w->pcu.ctx, mc, req, info, cyc, leader);
+    int d = w->pcu.mc_front_accept(w->pcu.ctx, mc, req, info, cyc, leader);
+    /* the release of this L2 cycle ran before (phase 1) and nothing leaves the queue in between */
+    w->accepted_full += w->full_at[mc] == cyc + 1 && d != GPUEST_SIM_FRONT_REFUSE;
+    return d;
 }
 
 static int32_t w_release(void *ctx, int mc, int room, uint64_t cyc)
 {
     wrap_t *w = ctx;
+    if (!room)
+        w->full_at[mc] = cyc + 1;
     int32_t r = w->pcu.mc_front_release(w->pcu.ctx, mc, room, cyc);
     w->l2_paths += r >= 0;
     return r;
@@ -218,11 +225,18 @@ static void w_done(void *ctx, int sm, int slot, uint64_t issue, uint64_t done, i
 
 /* `sms` CTAs (one per SM, one warp each) run one load at once whose lanes are `stride` bytes apart
  * (4: one 128-byte block; 128: 32 blocks), the same addresses on every SM; other SMs idle. */
+static int request_queue; /* > 0: mc.request_queue and dram.queue_size for run_shared */
+
 static void run_shared(int coalescing, int sms, int rgrs, uint32_t stride, gpuest_sim_result_t *r, wrap_t *w,
                        double *refusals)
 {
     gpuest_config_t c;
     pcu_config(&c, rgrs);
+    if (request_queue > 0) { /* one DRAM request per channel at a time: L2 misses stall the lookups */
+        c.mc.request_queue = request_queue;
+        c.dram.queue_size = request_queue;
+        c.l2.hit_latency = 2; /* requests reach the queue while others still arrive */
+    }
     c.technique.coalescing = coalescing;
     c.core.perfect_inst_const_cache = 1; /* only the scripted loads reach the MCs */
     script_t s = {0};
@@ -323,6 +337,24 @@ static void test_rgr_pressure_loses_nothing(void **state)
     gpuest_sim_result_free(&r);
 }
 
+/* Stage 1 keeps accepting and grouping while the MC request queue is full (one entry here, and
+ * one DRAM request per channel, so a second L2 miss stalls the lookups and the queue fills): the
+ * simulator must offer it requests then, where without a front end the NI is not drained. */
+static void test_stage1_accepts_while_queue_full(void **state)
+{
+    (void)state;
+    gpuest_sim_result_t r;
+    wrap_t w;
+    double refusals = 0;
+    request_queue = 1;
+    run_shared(GPUEST_COALESCE_PCU, 8, 128, 128, &r, &w, &refusals);
+    request_queue = 0;
+    assert_true(w.accepted_full > 0);
+    assert_int_equal(r.replies_received, r.requests_sent);
+    assert_int_equal(r.outstanding, 0);
+    gpuest_sim_result_free(&r);
+}
+
 /* ------------------------------------------------------------ configuration */
 static void test_config_checks(void **state)
 {
@@ -357,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_write_to_grouped_block),
         cmocka_unit_test(test_one_l2_access_one_multicast_reply),
         cmocka_unit_test(test_rgr_pressure_loses_nothing),
+        cmocka_unit_test(test_stage1_accepts_while_queue_full),
         cmocka_unit_test(test_config_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
