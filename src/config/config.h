@@ -24,6 +24,8 @@ typedef enum {
 typedef enum { GPUEST_WSCHED_GTO = 0, GPUEST_WSCHED_LRR = 1 } gpuest_warp_sched_t;
 typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sched_t;
 /* Router allocators (BookSim names: islip, separable_input_first). */
+/* technique.coalescing (coalescing paper section 3) */
+typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -147,6 +149,8 @@ typedef struct {
     int sc2_period_lines;              /* sc2: replies per MC per code book period */
     int compress_latency;              /* -1: the algorithm's default from the documents */
     int decompress_latency;            /* -1: the algorithm's default */
+    int coalescing;                    /* gpuest_coalescing_t: packet coalescing units at the MCs */
+    int pcu_rgrs;                      /* request grouping registers per PCU */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

@@ -177,6 +177,8 @@ static void common_defaults(gpuest_config_t *c)
     /* choice: SC2 samples 1024 replies per MC, then keeps the book for 16384 replies */
     c->technique.sc2_sample_lines = 1024;
     c->technique.sc2_period_lines = 16384;
+    c->technique.coalescing = GPUEST_COALESCE_NONE;
+    c->technique.pcu_rgrs = 128; /* coalescing paper Table 1 / Fig. 9 default */
 }
 
 /* Packet compression thesis Table 6.1: 15 SMs at 700 MHz, 6 MCs at 924 MHz, GTO,

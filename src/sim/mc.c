@@ -25,6 +25,7 @@ gpuest_err sim_mc_init(sim_gpu_t *g, sim_mc_t *mc, int id, int node, gpuest_erro
     mc->chan = id / g->nsub;
     mc->sub = id % g->nsub;
     mc->fill_pending = -1;
+    mc->front_wait = -1;
     /* the channel's L2 slice is split evenly over its sub-partitions */
     GPUEST_TRY(sim_tags_init(&mc->l2, "l2", c->l2.size_per_mc_bytes / g->nsub, c->l2.line_bytes, c->l2.assoc, err));
     GPUEST_TRY(sim_mshr_init(&mc->mshr, c->l2.mshrs, c->l2.mshr_merge, err));
@@ -98,6 +99,8 @@ int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
     q->inject_delay = q->ctrl_flits = q->bcast_flits = q->extra_core = 0;
     q->bcast_next = 0;
     q->overlap = 0;
+    if (g->opts->hooks.mc_front_reply)
+        g->opts->hooks.mc_front_reply(g->opts->hooks.ctx, mc->id, i);
     if (q->op == GPUEST_MEM_STORE) {
         q->flits = g->write_ack_flits;
     } else {
@@ -106,6 +109,47 @@ int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
             call_reply_hook(g, q);
     }
     return sim_fifo_push(&mc->replyq, i);
+}
+
+/* Injects the reply of request i: to its SM, or, when reads joined it (mc_front_accept), one
+ * multicast packet to every member's SM, carried by a record of its own (the carrier) whose
+ * member chain lets each SM find its request (sim_sm_receive). 0 sent, -1 NI full (or failed). */
+static int send_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
+{
+    sim_req_t *q = &g->pool.r[i];
+    if (q->group_next < 0)
+        return sim_inject(g, mc->node, g->sm[q->sm].node, GPUEST_NOC_REPLY, q->flits, i);
+    int dests[64], n = 0;
+    for (int32_t j = i; j >= 0; j = g->pool.r[j].group_next) {
+        if (n == 64) { /* the network's destination list holds 64 nodes (checked by the technique) */
+            g->failed = 1;
+            return -1;
+        }
+        dests[n++] = g->sm[g->pool.r[j].sm].node;
+    }
+    int32_t c = sim_pool_alloc(&g->pool);
+    if (c < 0) {
+        g->failed = 1;
+        return -1;
+    }
+    q = &g->pool.r[i]; /* the pool may have moved */
+    if (sim_inject_multicast(g, mc->node, dests, n, GPUEST_NOC_REPLY, q->flits, c) != 0) {
+        sim_pool_release(&g->pool, c);
+        return -1;
+    }
+    sim_req_t *cr = &g->pool.r[c];
+    cr->carrier = 1;
+    cr->state = RQ_REPLY_NET;
+    cr->sm = -1;
+    cr->mc = (int16_t)mc->id;
+    cr->group_next = i;
+    cr->copies_left = n;
+    for (int32_t j = q->group_next; j >= 0; j = g->pool.r[j].group_next) {
+        g->pool.r[j].state = RQ_REPLY_NET;
+        g->pool.r[j].t_reply = g->now;
+        g->pool.r[j].flits = q->flits;
+    }
+    return 0;
 }
 
 /* Sends the next control packet of the reply at the head of the pipe;
@@ -174,7 +218,7 @@ static void inject_reply(sim_gpu_t *g, sim_mc_t *mc)
     int c = piped ? send_ctrl(g, mc, q) : 1;
     if (c < 0)
         return; /* one packet per cycle: the reply follows its control packets */
-    if (c == 0 || sim_inject(g, mc->node, g->sm[q->sm].node, GPUEST_NOC_REPLY, q->flits, i) != 0) {
+    if (c == 0 || send_reply(g, mc, i) != 0) {
         g->ctr.v[SC_mc_stalls]++;
         return;
     }
@@ -182,14 +226,39 @@ static void inject_reply(sim_gpu_t *g, sim_mc_t *mc)
         sim_tfifo_pop(&mc->pipe);
     else
         sim_fifo_pop(&mc->replyq);
+    q = &g->pool.r[i]; /* send_reply may have grown the pool */
     q->t_reply = g->now; /* the reply packet is created when it enters the NI (coalescing paper, Fig. 1a) */
     q->state = RQ_REPLY_NET;
     sim_progress(g);
 }
 
+/* A request enters the L2 path: the ROP delay line. The lookup happens l2.hit_latency after
+ * this: ready here means "moves into the icnt->L2 queue", one L2 cycle before the lookup. */
+static gpuest_err enter_l2_path(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
+{
+    sim_time_t ready = g->now + g->l2_hit_fs - g->period[GPUEST_CLK_L2];
+    if (sim_tfifo_push(&mc->rop, ready > g->now ? ready : g->now, i) != 0)
+        return sim_oom(g, "ROP delay line");
+    return GPUEST_OK;
+}
+
+/* Stage 2 of a request front end: it may hand one held request to the L2 path per L2 cycle,
+ * when the icnt->L2 queue has room (the condition under which the NI is drained without one). */
+static gpuest_err front_release(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
+{
+    int room = (int)mc->reqq.len < g->cfg->mc.request_queue;
+    int32_t i = g->opts->hooks.mc_front_release(g->opts->hooks.ctx, mc->id, room, g->ticks[GPUEST_CLK_L2]);
+    if (i < 0)
+        return GPUEST_OK;
+    if (!room || i >= g->pool.cap || g->pool.r[i].state != RQ_AT_MC || g->pool.r[i].mc != mc->id)
+        return gpuest_fail(err, GPUEST_ECORRUPT, "MC %d: the request front end released request %ld that it does "
+                                                 "not hold (or the L2 path had no room)", mc->id, (long)i);
+    sim_progress(g);
+    return enter_l2_path(g, mc, i);
+}
+
 gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
 {
-    (void)err;
     while (sim_l2_fill_step(g, mc))
         ;
     /* L2 misses reach the DRAM queue after the fixed part of the DRAM latency */
@@ -211,6 +280,8 @@ gpuest_err sim_mc_cycle(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
         sim_fifo_pop(&mc->reqq);
         sim_progress(g);
     }
+    if (g->opts->hooks.mc_front_release)
+        GPUEST_TRY(front_release(g, mc, err));
     /* ROP delay line -> icnt->L2 queue, after the lookups (GPGPU-Sim order), so a
      * request leaving the delay line is looked up on the next L2 cycle */
     for (int b = 0; b < banks && mc->rop.len > 0 && (int)mc->reqq.len < g->cfg->mc.request_queue; b++) {
@@ -236,11 +307,11 @@ static gpuest_err track_locality(sim_gpu_t *g, const sim_req_t *q)
     return GPUEST_OK;
 }
 
-gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
+/* A request just ejected: checks, locality tracking, the observation hook. */
+static gpuest_err take_from_ni(sim_gpu_t *g, sim_mc_t *mc, int32_t *out, gpuest_error_t *err)
 {
-    if ((int)mc->reqq.len >= g->cfg->mc.request_queue)
-        return GPUEST_OK; /* icnt->L2 queue full: back-pressure into the request network */
     gpuest_noc_packet_t pkt;
+    *out = -1;
     if (!gpuest_noc_eject(g->noc, mc->node, &pkt))
         return GPUEST_OK;
     int32_t i = (int32_t)((intptr_t)pkt.payload - 1);
@@ -258,10 +329,61 @@ gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
             g->opts->hooks.mc_accept(g->opts->hooks.ctx, &info, g->ticks[GPUEST_CLK_L2]);
         }
     }
-    /* the lookup happens l2.hit_latency after acceptance: ready here means "moves
-     * into the icnt->L2 queue", one L2 cycle before the lookup */
-    sim_time_t ready = g->now + g->l2_hit_fs - g->period[GPUEST_CLK_L2];
-    if (sim_tfifo_push(&mc->rop, ready > g->now ? ready : g->now, i) != 0)
-        return sim_oom(g, "ROP delay line");
+    *out = i;
     return GPUEST_OK;
+}
+
+/* Links read i into the reply of `leader` (GPUEST_SIM_FRONT_JOIN), after checking the front end's word. */
+static gpuest_err join(sim_gpu_t *g, sim_mc_t *mc, int32_t i, int32_t leader, gpuest_error_t *err)
+{
+    sim_req_t *q = &g->pool.r[i];
+    if (leader < 0 || leader >= g->pool.cap || leader == i || g->pool.r[leader].state != RQ_AT_MC ||
+        g->pool.r[leader].mc != mc->id || g->pool.r[leader].line != q->line ||
+        g->pool.r[leader].op != GPUEST_MEM_LOAD || q->op != GPUEST_MEM_LOAD)
+        return gpuest_fail(err, GPUEST_ECORRUPT, "MC %d: request %ld joined %ld, which is not a pending read of the "
+                                                 "same line", mc->id, (long)i, (long)leader);
+    for (int32_t j = leader; j >= 0; j = g->pool.r[j].group_next)
+        if (g->pool.r[j].sm == q->sm)
+            return gpuest_fail(err, GPUEST_ECORRUPT, "MC %d: request %ld joined a reply that already goes to SM %d",
+                               mc->id, (long)i, q->sm);
+    q->group_next = g->pool.r[leader].group_next;
+    g->pool.r[leader].group_next = i;
+    return GPUEST_OK;
+}
+
+gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
+{
+    const gpuest_sim_hooks_t *h = &g->opts->hooks;
+    int full = (int)mc->reqq.len >= g->cfg->mc.request_queue;
+    if (!h->mc_front_accept) {
+        if (full)
+            return GPUEST_OK; /* icnt->L2 queue full: back-pressure into the request network */
+        int32_t i;
+        GPUEST_TRY(take_from_ni(g, mc, &i, err));
+        return i < 0 ? GPUEST_OK : enter_l2_path(g, mc, i);
+    }
+    /* stage 1 of a request front end: it sees requests even while the icnt->L2 queue is full */
+    int32_t i = mc->front_wait;
+    if (i < 0)
+        GPUEST_TRY(take_from_ni(g, mc, &i, err));
+    if (i < 0)
+        return GPUEST_OK;
+    sim_req_t *q = &g->pool.r[i];
+    gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+    int32_t leader = -1;
+    int d = h->mc_front_accept(h->ctx, mc->id, i, &info, g->ticks[GPUEST_CLK_L2], &leader);
+    if (d == GPUEST_SIM_FRONT_REFUSE || (d == GPUEST_SIM_FRONT_PASS && full)) {
+        mc->front_wait = i;
+        return GPUEST_OK;
+    }
+    mc->front_wait = -1;
+    q->t_accept = g->now;
+    sim_progress(g);
+    if (d == GPUEST_SIM_FRONT_HOLD)
+        return GPUEST_OK;
+    if (d == GPUEST_SIM_FRONT_JOIN)
+        return join(g, mc, i, leader, err);
+    if (d != GPUEST_SIM_FRONT_PASS)
+        return gpuest_fail(err, GPUEST_ECORRUPT, "MC %d: the request front end answered %d", mc->id, d);
+    return enter_l2_path(g, mc, i);
 }

@@ -90,6 +90,7 @@ int32_t sim_pool_alloc(sim_pool_t *p)
     memset(&p->r[i], 0, sizeof p->r[i]);
     p->r[i].next = -1;
     p->r[i].next2 = -1;
+    p->r[i].group_next = -1;
     p->live++;
     return i;
 }

@@ -64,8 +64,32 @@ typedef struct {
                           * of the reply (code book shipping) */
 } gpuest_sim_reply_t;
 
+/* What an MC request front end does with a request ejected at its MC (mc_front_accept). */
+enum {
+    GPUEST_SIM_FRONT_REFUSE = -1, /* no room now: the request stays in the NI (retried next L2 cycle, and
+                                   * everything behind it waits: back-pressure into the network) */
+    GPUEST_SIM_FRONT_PASS = 0,    /* straight into the L2 path, as without a front end (when it has room) */
+    GPUEST_SIM_FRONT_HOLD = 1,    /* kept by the front end; it hands it to the L2 path later (mc_front_release) */
+    GPUEST_SIM_FRONT_JOIN = 2,    /* a read answered by the reply of *leader, a read the front end holds or
+                                   * released whose reply is not made yet: one multicast reply serves both */
+};
+
 typedef struct {
     void *ctx;
+    /* MC request front end (between the MC's NI and the L2 path), three points:
+     *  - mc_front_accept: a request (any op) ejected at MC node `mc`, called at most once per L2
+     *    cycle per MC, also while the L2 request queue is full; `req` is an opaque token naming the
+     *    request until its reply is made. Returns GPUEST_SIM_FRONT_* (JOIN: *leader set);
+     *  - mc_front_release: every L2 cycle of MC `mc`; room = 1 when the L2 path takes a request
+     *    this cycle. Returns the token of a held request to enter the L2 path now, or -1;
+     *  - mc_front_reply: the reply (read data or write ack) of a request the front end held or
+     *    passed is made (it enters the MC reply queue); a JOIN naming it is no longer allowed.
+     * The reply of a request with joined reads is one packet to the set of their SMs
+     * (sim_inject_multicast: replicated by the routers); each member SM receives it once. */
+    int (*mc_front_accept)(void *ctx, int mc, int32_t req, const gpuest_sim_req_info_t *info, uint64_t l2_cycle,
+                           int32_t *leader);
+    int32_t (*mc_front_release)(void *ctx, int mc, int room, uint64_t l2_cycle);
+    void (*mc_front_reply)(void *ctx, int mc, int32_t req);
     /* MC network interface, a read reply (loads and atomics) about to enter the
      * reply path (reply compression, data filtering), called in the MC's reply
      * order. data: the line's 128 bytes from the source (NULL when the source

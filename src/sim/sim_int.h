@@ -74,6 +74,9 @@ typedef struct {
     int32_t bcast_flits;  /* control packet to every SM ahead of the reply (0: none) */
     int16_t bcast_next;   /* next SM of the broadcast */
     uint8_t overlap;      /* inject_delay counts from t_reply (overlaps the reply queue) */
+    uint8_t carrier;      /* a multicast reply in flight: group_next chains its members (mc.c) */
+    int32_t group_next;   /* reads answered by this request's reply (JOIN), or a carrier's members; -1 none */
+    int32_t copies_left;  /* carrier: member copies not yet received */
     sim_time_t t_access;  /* L1 access */
     sim_time_t t_created; /* request packet created (enters the miss queue) */
     sim_time_t t_accept;  /* tail accepted at the MC */
@@ -347,6 +350,7 @@ typedef struct {
     sim_tfifo_t topipe;   /* L2 misses on their way to the DRAM queue (fixed part of the DRAM latency) */
     sim_tfifo_t fills;    /* DRAM data back, ready to fill the L2 */
     int32_t fill_pending; /* MSHR chain being answered after a fill, -1 none */
+    int32_t front_wait;   /* a request ejected but refused by the front end (mc_front_accept), -1 none */
     sim_tags_t l2;
     sim_mshr_t mshr;
 } sim_mc_t;

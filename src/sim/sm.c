@@ -473,6 +473,24 @@ gpuest_err sim_sm_cycle(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     return g->failed ? sim_oom(g, "memory requests") : GPUEST_OK;
 }
 
+/* A copy of multicast reply c (a carrier, mc.c) reached this SM: unlinks and returns this SM's
+ * member request (-1 when the SM is not, or no longer, a member); the carrier is released with
+ * its last copy. */
+static int32_t take_copy(sim_gpu_t *g, sim_sm_t *sm, int32_t c)
+{
+    int32_t *link = &g->pool.r[c].group_next;
+    while (*link >= 0 && g->pool.r[*link].sm != sm->id)
+        link = &g->pool.r[*link].group_next;
+    int32_t i = *link;
+    if (i < 0)
+        return -1;
+    *link = g->pool.r[i].group_next;
+    g->pool.r[i].group_next = -1;
+    if (--g->pool.r[c].copies_left == 0)
+        sim_pool_release(&g->pool, c);
+    return i;
+}
+
 gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
 {
     gpuest_noc_packet_t pkt;
@@ -484,6 +502,8 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
         sim_progress(g);
         return GPUEST_OK;
     }
+    if (i >= 0 && i < g->pool.cap && g->pool.r[i].carrier && g->pool.r[i].state == RQ_REPLY_NET)
+        i = take_copy(g, sm, i);
     if (i < 0 || i >= g->pool.cap || g->pool.r[i].state != RQ_REPLY_NET || g->pool.r[i].sm != sm->id)
         return gpuest_fail(err, GPUEST_ECORRUPT, "SM %d received a reply for request %ld that is not outstanding",
                            sm->id, (long)i);

@@ -7,9 +7,11 @@
 #include "technique_int.h"
 
 extern const gpuest_technique_t gpuest_tech_compression;
+extern const gpuest_technique_t gpuest_tech_coalescing;
 
 const gpuest_technique_t *const gpuest_techniques[] = {
     &gpuest_tech_compression,
+    &gpuest_tech_coalescing,
     NULL,
 };
 

@@ -71,11 +71,44 @@ static void test_unsupported_command_exits_2(void **state)
     assert_non_null(strstr(out, "technique.compression"));
 }
 
+/* Coalescing as a user meets it: gaussian's rows are read by every SM, so on mesh56 the PCUs must
+ * cut the reply flits (each grouped read no longer gets a packet of its own) and print their
+ * lines; fails when the front-end hooks are not installed. mesh56 needs 9-flit VC buffers for
+ * its 9-flit multicast replies, and refuses PCUs without them (exit 2). */
+#define PCU_RUN "simulate --preset mesh56 --workload gaussian --scale tiny --set noc.buffer_flits=9"
+
+static void test_coalescing_changes_the_reply_traffic(void **state)
+{
+    (void)state;
+    total_t base, t;
+    assert_int_equal(run_gpuest(PCU_RUN, out, sizeof out), 0);
+    total_row(&base);
+    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=pcu", out, sizeof out), 0);
+    total_row(&t);
+    assert_non_null(strstr(out, "technique coalescing.actual_locality = "));
+    assert_non_null(strstr(out, "technique coalescing.rgr_occupancy = "));
+    assert_non_null(strstr(out, "technique coalescing.grouped_per_reply = "));
+    if (!(atof(t.rep_fl) < 0.8 * atof(base.rep_fl)))
+        fail_msg("reply flits with PCUs %s, without %s", t.rep_fl, base.rep_fl);
+    const char *p = strstr(out, "coalescing.multicast_replies = ");
+    assert_non_null(p);
+    assert_true(atof(p + strlen("coalescing.multicast_replies = ")) > 0);
+    /* 8-flit buffers, compression alongside, and names we do not implement: exit 2 */
+    assert_int_equal(run_gpuest("simulate --preset mesh56 --workload gaussian --scale tiny "
+                                "--set technique.coalescing=pcu", out, sizeof out), 2);
+    assert_non_null(strstr(out, "noc.buffer_flits"));
+    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=pcu --set technique.compression=bdi", out,
+                                sizeof out), 2);
+    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=warppool", out, sizeof out), 2);
+    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=pcu+warppool", out, sizeof out), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_algorithm_changes_the_run),
         cmocka_unit_test(test_unsupported_command_exits_2),
+        cmocka_unit_test(test_coalescing_changes_the_reply_traffic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
