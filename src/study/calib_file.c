@@ -8,6 +8,7 @@
  * Every record except run appears exactly once; unknown records, missing or extra fields and
  * malformed numbers are errors naming file:line. The runs are the data the fit was made from. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,9 @@ static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t
             GPUEST_TRY(num(p, tok[1], rec, &v));
             if (v < 0)
                 return perr(p, "%s: expected a value >= 0, got '%s'", rec, tok[1]);
+            /* counts are stored as int: a fraction or a value past INT_MAX is a damaged file */
+            if ((f == F_DOF || f == F_ITER) && (v > INT_MAX || v != floor(v)))
+                return perr(p, "%s: expected a whole number 0..2147483647, got '%s'", rec, tok[1]);
             if (f == F_CHI2) c->fit.chi2 = v;
             else if (f == F_DOF) c->fit.dof = (int)v;
             else if (f == F_ITER) c->fit.iterations = (int)v;

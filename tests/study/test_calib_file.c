@@ -118,6 +118,9 @@ static void bad_inputs(void **state)
         {"util_range", "util_range 0.9 0.5\n", "cal:17: util_range: low above high"},
         {"rms", "colour blue\n", "cal:14: unknown record 'colour'"},
         {"dof", "seed 3\n", "cal:12: record 'seed' appears twice"},
+        /* found by fuzzing: a count past INT_MAX was converted to int (undefined behaviour) */
+        {"dof", "dof 1972786430005726\n", "cal:12: dof: expected a whole number"},
+        {"dof", "dof 2.5\n", "cal:12: dof: expected a whole number"},
         {"calib_seconds", "# no timing\n", "missing record 'calib_seconds'"},
         {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 20 value(s)"},
         {"run baseline", "run baseline - 0 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1\n", "IPC, AMAT and instructions per "
