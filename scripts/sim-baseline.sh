@@ -11,7 +11,7 @@ out=$2
 export maxc=${3:-0}
 export scale
 export GPUEST=${GPUEST:-build-rel/gpuest}
-WORKLOADS=${WORKLOADS:-"bfs spmv 2dconv hotspot gemm kmeans nw btree lud backprop atax bicg"}
+WORKLOADS=${WORKLOADS:-"bfs spmv 2dconv hotspot gemm kmeans nw btree lud backprop atax bicg wordcount ss pvc"}
 CONFIGS=${CONFIGS:-"mesh56:xy mesh56:yx fermi:-"}
 JOBS=${JOBS:-2}
 export tmp
