@@ -80,7 +80,9 @@ static speed_t run(const char *preset, const char *workload, gpuest_scale_t scal
         exit(1);
     }
     timed_t timed = {o.hooks, 0.0};
-    if (o.hooks.mc_reply) {
+    /* the timing wrapper makes two clock reads per reply, which cost CPU time of their own:
+     * BENCH_UNTIMED=1 leaves it out (hook shares then read 0) for clean end-to-end ratios */
+    if (o.hooks.mc_reply && !getenv("BENCH_UNTIMED")) {
         o.hooks.ctx = &timed;
         o.hooks.mc_reply = timed_reply;
     }
@@ -101,7 +103,8 @@ static speed_t run(const char *preset, const char *workload, gpuest_scale_t scal
     return sp;
 }
 
-/* usage: bench_compress_sim [preset] [scale] [workload...]   (defaults: fermi small bfs 2dconv) */
+/* usage: [BENCH_UNTIMED=1] bench_compress_sim [preset] [scale] [workload...]
+ * (defaults: fermi small bfs 2dconv) */
 int main(int argc, char **argv)
 {
     const char *preset = argc > 1 ? argv[1] : "fermi";
@@ -120,8 +123,14 @@ int main(int argc, char **argv)
            "cycles/cpu_s", "hook", "r_insts", "r_cycles");
     double worst_i = 1e9, worst_c = 1e9, worst_h = 0;
     for (int i = 0; i < n; i++) {
+        /* the baseline runs twice before the algorithms; the ratios use the faster run, so a
+         * slow first run (cold caches, a burst of load) does not flatter the algorithms */
         speed_t base = run(preset, names[i], scale, "none");
         printf(" %8.3f %8.3f\n", 1.0, 1.0);
+        speed_t again = run(preset, names[i], scale, "none");
+        printf(" %8.3f %8.3f  (baseline again)\n", again.insts / base.insts, again.cycles / base.cycles);
+        if (again.insts > base.insts)
+            base = again;
         for (size_t a = 0; gpuest_compress_algos[a]; a++) {
             if (strcmp(gpuest_compress_algos[a]->name, "none") == 0)
                 continue;
@@ -133,8 +142,9 @@ int main(int argc, char **argv)
             worst_h = s.hook_share > worst_h ? s.hook_share : worst_h;
         }
     }
-    printf("largest share of CPU time in the compressor: %.3f, so speed >= %.3f of the same simulation without it "
-           "(target: compression costs at most 25 %% of simulation speed)\n", worst_h, 1.0 - worst_h);
+    if (!getenv("BENCH_UNTIMED"))
+        printf("largest share of CPU time in the compressor: %.3f, so speed >= %.3f of the same simulation without "
+               "it (target: compression costs at most 25 %% of simulation speed)\n", worst_h, 1.0 - worst_h);
     printf("worst end-to-end ratio (the simulated machine changes too): %.3f in instructions / CPU s, %.3f in core "
            "cycles / CPU s\n", worst_i, worst_c);
     return 0;
