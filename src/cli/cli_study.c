@@ -72,6 +72,26 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
     return 1;
 }
 
+int cli_study_parse(cli_study_opts_t *o, int argc, char **argv, const char *cmd, void (*help)(FILE *out))
+{
+    cli_study_init(o);
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, cmd);
+    while (cli_args_next(&a)) {
+        if (cli_args_is(&a, "help")) {
+            help(stdout);
+            return 0;
+        }
+        int used = cli_study_option(o, &a, cmd);
+        if (used < 0)
+            return 2;
+        if (used == 0)
+            return cli_usage_error(cmd, "unexpected argument '%s'", a.name ? a.name : a.value);
+    }
+    int rc = cli_config_finish(&o->cc, cmd);
+    return rc != 0 ? rc : -1;
+}
+
 void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap)
 {
     if (o->calib_file)

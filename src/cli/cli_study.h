@@ -23,6 +23,10 @@ typedef struct {
 void cli_study_init(cli_study_opts_t *o);
 /* Consumes one option; 1 used, 0 not ours, -1 error (printed). */
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd);
+/* Parses the command line of calibrate, estimate or validate into o and resolves the machine.
+ * Returns -1 when the command should go on; otherwise the exit code (0 after printing help with
+ * help(stdout), 2 after a usage or configuration error, already printed). */
+int cli_study_parse(cli_study_opts_t *o, int argc, char **argv, const char *cmd, void (*help)(FILE *out));
 /* Calibration file path for o (explicit, or <dir>/<preset>-<workload>-<scale>.cal). */
 void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap);
 /* One warning line on stderr when calibration c (read from path) was fitted on another simulator

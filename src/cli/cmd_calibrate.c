@@ -23,22 +23,8 @@ static void help(FILE *out)
 int cli_cmd_calibrate(int argc, char **argv)
 {
     cli_study_opts_t o;
-    cli_study_init(&o);
-    cli_args_t a;
-    cli_args_init(&a, argc, argv, CMD);
-    while (cli_args_next(&a)) {
-        if (cli_args_is(&a, "help")) {
-            help(stdout);
-            return 0;
-        }
-        int used = cli_study_option(&o, &a, CMD);
-        if (used < 0)
-            return 2;
-        if (used == 0)
-            return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
-    }
-    int rc = cli_config_finish(&o.cc, CMD);
-    if (rc != 0)
+    int rc = cli_study_parse(&o, argc, argv, CMD, help);
+    if (rc >= 0)
         return rc;
     gpuest_error_t err;
     gpuest_error_clear(&err);

@@ -347,13 +347,18 @@ gpuest_err gpuest_study_machine_hash(const gpuest_config_t *cfg, uint64_t *out, 
         free(buf);
         return gpuest_fail(err, rc, "machine hash: cannot write the configuration");
     }
+    /* The [technique] section is left out: a calibration describes the baseline machine, and a
+     * technique key added at its default (off) must not make every calibration stale. */
     uint64_t h = 14695981039346656037ULL;
-    int comment = 0, bol = 1;
+    int comment = 0, bol = 1, technique = 0;
     for (size_t i = 0; i < len; i++) {
-        if (bol)
+        if (bol) {
             comment = buf[i] == ';';
+            if (buf[i] == '[')
+                technique = strncmp(buf + i, "[technique]", 11) == 0;
+        }
         bol = buf[i] == '\n';
-        if (comment)
+        if (comment || technique)
             continue;
         h ^= (unsigned char)buf[i];
         h *= 1099511628211ULL;

@@ -177,6 +177,13 @@ static void staleness(void **state)
     assert_int_equal(gpuest_calibration_stale(&b, why, sizeof why), 1);
     assert_non_null(strstr(why, "differs from preset 'mesh56'"));
 
+    /* a technique key is a design point, not the machine: the hash ignores it */
+    gpuest_config_t with_tech = cfg;
+    with_tech.technique.pcu_rgrs += 1;
+    uint64_t h3 = 0;
+    assert_int_equal(gpuest_study_machine_hash(&with_tech, &h3, &err), GPUEST_OK);
+    assert_true(h3 == a.machine_hash);
+
     /* another generation */
     b.machine_hash = a.machine_hash;
     b.sim_generation = 1;
