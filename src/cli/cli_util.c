@@ -167,10 +167,12 @@ static unsigned command_modes(const char *cmd)
 {
     if (strcmp(cmd, "simulate") == 0)
         return GPUEST_TECH_MODE_SIM;
-    if (strcmp(cmd, "run") == 0)
-        return GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL;
+    if (strcmp(cmd, "run") == 0) /* its model is the open NoC model at the simulated load: no transform */
+        return GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL | GPUEST_TECH_MODE_NOC;
     if (strcmp(cmd, "noc") == 0)
         return GPUEST_TECH_MODE_NOC;
+    if (strcmp(cmd, "estimate") == 0)
+        return GPUEST_TECH_MODE_MODEL;
     return GPUEST_TECH_MODE_CHECK;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli_study.h"
 #include "commands.h"
+#include "technique/technique.h"
 
 #define CMD "estimate"
 
@@ -59,6 +60,32 @@ static int batch_point(const gpuest_config_t *base, char *line, const char *file
     return 0;
 }
 
+static int any_technique(const gpuest_config_t *cfg)
+{
+    for (size_t i = 0; gpuest_techniques[i]; i++)
+        if (gpuest_techniques[i]->active(cfg))
+            return 1;
+    return 0;
+}
+
+/* The techniques' transform of the model inputs for cfg: *use = NULL when none is on. The
+ * workload is generated (not simulated) once, on first need, for the values the transforms
+ * measure. */
+static gpuest_err technique_transform(const cli_study_opts_t *o, const gpuest_config_t *cfg, gpuest_workload_t **wl,
+                                      gpuest_model_transform_t *t, const gpuest_model_transform_t **use,
+                                      gpuest_error_t *err)
+{
+    *use = NULL;
+    if (!any_technique(cfg))
+        return GPUEST_OK;
+    if (!*wl)
+        GPUEST_TRY(gpuest_workload_create(o->workload, o->scale, o->seed, wl, err));
+    gpuest_technique_env_t env = {cfg, gpuest_workload_image(*wl), o->workload, NULL, o->seed};
+    GPUEST_TRY(gpuest_technique_model_transform(&env, t, err));
+    *use = t;
+    return GPUEST_OK;
+}
+
 int cli_cmd_estimate(int argc, char **argv)
 {
     cli_study_opts_t o;
@@ -82,22 +109,36 @@ int cli_cmd_estimate(int argc, char **argv)
     cli_table_t t;
     cli_table_init(&t, header, NCOL);
     int extrap = 0;
+    gpuest_workload_t *wl = NULL;
+    gpuest_model_transform_t tr;
+    const gpuest_model_transform_t *use = NULL;
     if (!o.batch) {
         gpuest_study_estimate_t est;
         double t0 = now_s();
-        e = gpuest_study_estimate(&c, &o.cc.cfg, NULL, o.confidence, &est, &err);
+        e = technique_transform(&o, &o.cc.cfg, &wl, &tr, &use, &err);
+        if (e == GPUEST_OK)
+            e = gpuest_study_estimate(&c, &o.cc.cfg, use, o.confidence, &est, &err);
         double us = (now_s() - t0) * 1e6;
         if (e != GPUEST_OK) {
+            gpuest_workload_destroy(wl);
             cli_table_free(&t);
             return cli_report(CMD, e, &err);
         }
         add_row(&t, "point", &est, us);
         extrap = est.extrapolated;
+        if (use)
+            printf("technique transform: mean read reply %.3f flits (uncompressed %d), compressor %.1f L2 cycles, "
+                   "decompressor %.2f core cycles a reply\n",
+                   gpuest_model_reply_flits(use, gpuest_packet_flits(8u * GPUEST_LINE_BYTES, o.cc.cfg.noc.flit_bytes,
+                                                                    o.cc.cfg.noc.header_bytes)),
+                   gpuest_packet_flits(8u * GPUEST_LINE_BYTES, o.cc.cfg.noc.flit_bytes, o.cc.cfg.noc.header_bytes),
+                   use->compress_latency, use->decompress_latency);
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {
         FILE *f = fopen(o.batch, "r");
         if (!f) {
+            gpuest_workload_destroy(wl);
             cli_table_free(&t);
             fprintf(stderr, "gpuest %s: cannot open %s\n", CMD, o.batch);
             return 2;
@@ -115,15 +156,19 @@ int cli_cmd_estimate(int argc, char **argv)
             int r = batch_point(&o.cc.cfg, line, o.batch, lineno, &cfg);
             if (r != 0) {
                 fclose(f);
+                gpuest_workload_destroy(wl);
                 cli_table_free(&t);
                 return r;
             }
             gpuest_study_estimate_t est;
             double t0 = now_s();
-            e = gpuest_study_estimate(&c, &cfg, NULL, o.confidence, &est, &err);
+            e = technique_transform(&o, &cfg, &wl, &tr, &use, &err);
+            if (e == GPUEST_OK)
+                e = gpuest_study_estimate(&c, &cfg, use, o.confidence, &est, &err);
             double us = (now_s() - t0) * 1e6;
             if (e != GPUEST_OK) {
                 fclose(f);
+                gpuest_workload_destroy(wl);
                 cli_table_free(&t);
                 return cli_report(CMD, e, &err);
             }
@@ -132,6 +177,7 @@ int cli_cmd_estimate(int argc, char **argv)
         }
         fclose(f);
     }
+    gpuest_workload_destroy(wl);
     printf("estimate of %s on %s (calibration %s; %.0f %% intervals; latencies in core cycles)\n", c.workload,
            o.cc.cfg.name, path, 100 * o.confidence);
     cli_table_print(&t, stdout);

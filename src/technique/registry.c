@@ -32,9 +32,9 @@ static const char *mode_name(unsigned bit)
     case GPUEST_TECH_MODE_SIM:
         return "the detailed simulator";
     case GPUEST_TECH_MODE_MODEL:
-        return "the analytical estimator (no transform of the model inputs yet)";
+        return "the analytical estimator (no transform of the model inputs for it)";
     default:
-        return "the standalone network";
+        return "the standalone network (and run's open NoC model)";
     }
 }
 
@@ -56,6 +56,28 @@ gpuest_err gpuest_technique_validate(const gpuest_config_t *cfg, unsigned modes,
                                gpuest_config_key_origin(cfg, "technique", key, at, sizeof at), key, mode_name(bit),
                                t->name);
         }
+    }
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_technique_model_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out,
+                                            gpuest_error_t *err)
+{
+    gpuest_model_transform_identity(out);
+    GPUEST_TRY(gpuest_technique_validate(env->cfg, GPUEST_TECH_MODE_MODEL, err));
+    const char *done = NULL;
+    for (size_t i = 0; gpuest_techniques[i]; i++) {
+        const gpuest_technique_t *t = gpuest_techniques[i];
+        if (!t->active(env->cfg))
+            continue;
+        if (!t->transform)
+            return gpuest_fail(err, GPUEST_EUNSUPPORTED, "technique %s has no model transform", t->name);
+        if (done) /* two transforms of the same reply traffic do not compose by simple addition */
+            return gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                               "techniques %s and %s are both on; the estimator takes one technique at a time", done,
+                               t->name);
+        GPUEST_TRY(t->transform(env, out, err));
+        done = t->name;
     }
     return GPUEST_OK;
 }

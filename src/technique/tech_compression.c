@@ -409,6 +409,99 @@ static gpuest_err comp_create(const gpuest_technique_env_t *env, void **state, g
     return gpuest_codec_init(&c->codec, c->algo, &o, err);
 }
 
+/* ------------------------------------------------------------ model transform
+ * The estimator's view (docs/estimator.md, "Techniques"): the reply-size histogram is measured
+ * without the simulator, by running the same per-reply path (comp_on_reply: same codecs, same
+ * payload bits, same packet rule, same Table 6.5 latencies) over the lines of the workload's
+ * memory image as its generator wrote it. Choices:
+ *  - every 128-byte line of every allocation that holds a non-zero byte counts once (weight by
+ *    footprint, not by access count: the access counts need the kernels' traces; an allocation
+ *    that is all zeros at generation is an output the kernels have not written yet, and its
+ *    final values are unknown without running them, so it is left out rather than counted as
+ *    perfectly compressible);
+ *  - the lines go in address order, dealt round robin to the sub-partitions' compressors and
+ *    to the SMs (for C-Pack's per-MC dictionaries and the SMs' copies; SC2's per-MC samples);
+ *  - C-Pack sync packets: the sync flits a reply needs are added to that reply's flits (it
+ *    travels just ahead of it on the same path), so the histogram counts them; their extra
+ *    packet slot at the injection port is not modelled;
+ *  - SC2 book packets (one broadcast per period and MC) are not modelled: the histogram holds
+ *    the replies only;
+ *  - decompression: only compressed replies pay it, so the transform's latency is the mean
+ *    over replies (compressed share x Table 6.5 latency); every reply pays compression. */
+typedef struct {
+    uint64_t lines;  /* lines measured */
+    uint64_t count[GPUEST_MODEL_MAX_FLITS + 1];
+} comp_hist_t;
+
+static int all_zero(const unsigned char *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+static void measure_line(comp_t *c, const gpuest_memimg_t *img, uint64_t line, int raw_flits, comp_hist_t *h)
+{
+    uint8_t buf[LINE];
+    gpuest_memimg_read_line(img, line, buf);
+    uint64_t i = h->lines;
+    gpuest_sim_req_info_t req = {line, 0xf, GPUEST_MEM_LOAD, (int)((i / (uint64_t)c->nmc) % (uint64_t)c->nsm),
+                                 (int)(i % (uint64_t)c->nmc)};
+    gpuest_sim_reply_t r;
+    memset(&r, 0, sizeof r);
+    r.flits = raw_flits;
+    comp_on_reply(c, &req, buf, &r);
+    int f = r.flits + r.ctrl_flits;
+    h->count[f > GPUEST_MODEL_MAX_FLITS ? GPUEST_MODEL_MAX_FLITS : f < 1 ? 1 : f]++;
+    h->lines++;
+}
+
+static void measure_image(comp_t *c, gpuest_memimg_t *img, int raw_flits, comp_hist_t *h)
+{
+    uint64_t last = UINT64_MAX; /* a line shared by two allocations counts once */
+    for (size_t a = 0; a < gpuest_memimg_count(img); a++) {
+        const gpuest_alloc_t *al = gpuest_memimg_get(img, a);
+        if (al->size == 0 || all_zero(al->data, al->size))
+            continue;
+        for (uint64_t line = al->base & ~(uint64_t)(LINE - 1); line < al->base + al->size; line += LINE) {
+            if (line == last)
+                continue;
+            measure_line(c, img, line, raw_flits, h);
+            last = line;
+        }
+    }
+}
+
+static gpuest_err comp_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out,
+                                 gpuest_error_t *err)
+{
+    void *state = NULL;
+    gpuest_model_transform_identity(out);
+    gpuest_err rc = comp_create(env, &state, err);
+    if (rc != GPUEST_OK) {
+        comp_destroy(state);
+        return rc;
+    }
+    comp_t *c = state;
+    comp_hist_t h;
+    memset(&h, 0, sizeof h);
+    int raw_flits = gpuest_packet_flits(RAW_BITS, env->cfg->noc.flit_bytes, env->cfg->noc.header_bytes);
+    measure_image(c, env->image, raw_flits, &h);
+    if (h.lines == 0) {
+        comp_destroy(c);
+        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                           "technique.compression = %s: the workload's memory image holds no non-zero line to "
+                           "measure the reply sizes on", env->cfg->technique.compression);
+    }
+    for (int f = 1; f <= GPUEST_MODEL_MAX_FLITS; f++)
+        out->reply_flit_hist[f] = (double)h.count[f] / (double)h.lines;
+    out->compress_latency = c->comp_lat;
+    out->decompress_latency = c->decomp_lat * (double)c->compressed / (double)c->replies;
+    comp_destroy(c);
+    return GPUEST_OK;
+}
+
 static size_t comp_stats(void *state, gpuest_technique_stat_t *out, size_t max)
 {
     const comp_t *c = state;
@@ -453,11 +546,12 @@ const gpuest_technique_t gpuest_tech_compression = {
     .desc = "reply-packet compression at the MC network interface (BDI, FPC, C-Pack, BPC, SC2, DPC, DSM, "
             "DSM+APPROX)",
     .keys = comp_keys,
-    .modes = GPUEST_TECH_MODE_SIM,
+    .modes = GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL,
     .active = comp_active,
     .validate = comp_validate,
     .create = comp_create,
     .install = comp_install,
     .stats = comp_stats,
     .destroy = comp_destroy,
+    .transform = comp_transform,
 };

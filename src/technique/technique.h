@@ -9,6 +9,7 @@
 
 #include "config/config.h"     /* gpuest_config_t */
 #include "core/core.h"         /* gpuest_err, gpuest_error_t */
+#include "model/model.h"       /* gpuest_model_transform_t */
 #include "sim/sim.h"           /* gpuest_sim_hooks_t */
 #include "workload/workload.h" /* gpuest_memimg_t */
 
@@ -61,6 +62,10 @@ typedef struct gpuest_technique_s {
     /* Appends its statistics to out (at most max); returns how many. */
     size_t (*stats)(void *state, gpuest_technique_stat_t *out, size_t max);
     void (*destroy)(void *state);
+    /* The analytical estimator's view of the technique: fills *out (which starts as the
+     * identity) from what can be measured without the simulator (env->image as the workload
+     * generated it). NULL: the technique has no model transform (GPUEST_TECH_MODE_MODEL off). */
+    gpuest_err (*transform)(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
 } gpuest_technique_t;
 
 extern const gpuest_technique_t *const gpuest_techniques[]; /* NULL-terminated */
@@ -70,6 +75,12 @@ const char *gpuest_technique_names(void);
 /* Checks every technique's keys, and that every active technique supports all of
  * `modes`; errors name the key (GPUEST_EUNSUPPORTED / GPUEST_EINVAL: exit code 2). */
 gpuest_err gpuest_technique_validate(const gpuest_config_t *cfg, unsigned modes, gpuest_error_t *err);
+
+/* The model transform of every active technique (identity when none is active). An active
+ * technique without a transform is GPUEST_EUNSUPPORTED naming its key. At most one active
+ * technique may transform the model for now. */
+gpuest_err gpuest_technique_model_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out,
+                                            gpuest_error_t *err);
 
 /* The active techniques of one run. */
 typedef struct gpuest_technique_set_s gpuest_technique_set_t;
