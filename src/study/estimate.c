@@ -135,7 +135,7 @@ gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_con
         snprintf(out->why, sizeof out->why, "%s outside the calibrated %g..%g", key, flo, fhi);
     }
     if (!t && cfg->technique.compression[0] && strcmp(cfg->technique.compression, "none") != 0) {
-        out->extrapolated = 1; /* the technique layer does not feed its transform yet */
+        out->extrapolated = 1; /* a caller that gives no transform (validate today) */
         snprintf(out->why, sizeof out->why, "technique.compression = %s is not in this estimate (no transform given)",
                  cfg->technique.compression);
     }
