@@ -69,19 +69,21 @@ static int any_technique(const gpuest_config_t *cfg)
 }
 
 /* The techniques' transform of the model inputs for cfg: *use = NULL when none is on. The
- * workload is generated (not simulated) once, on first need, for the values the transforms
- * measure. */
-static gpuest_err technique_transform(const cli_study_opts_t *o, const gpuest_config_t *cfg, gpuest_workload_t **wl,
+ * workload is generated afresh (not simulated) for each point: the transform walks its launches,
+ * which runs the kernels' writes into its image. */
+static gpuest_err technique_transform(const cli_study_opts_t *o, const gpuest_config_t *cfg,
                                       gpuest_model_transform_t *t, const gpuest_model_transform_t **use,
                                       gpuest_error_t *err)
 {
     *use = NULL;
     if (!any_technique(cfg))
         return GPUEST_OK;
-    if (!*wl)
-        GPUEST_TRY(gpuest_workload_create(o->workload, o->scale, o->seed, wl, err));
-    gpuest_technique_env_t env = {cfg, gpuest_workload_image(*wl), o->workload, NULL, o->seed};
-    GPUEST_TRY(gpuest_technique_model_transform(&env, t, err));
+    gpuest_workload_t *wl = NULL;
+    GPUEST_TRY(gpuest_workload_create(o->workload, o->scale, o->seed, &wl, err));
+    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), o->workload, cli_model_dir(), o->seed, wl};
+    gpuest_err rc = gpuest_technique_model_transform(&env, t, err);
+    gpuest_workload_destroy(wl);
+    GPUEST_TRY(rc);
     *use = t;
     return GPUEST_OK;
 }
@@ -109,18 +111,16 @@ int cli_cmd_estimate(int argc, char **argv)
     cli_table_t t;
     cli_table_init(&t, header, NCOL);
     int extrap = 0;
-    gpuest_workload_t *wl = NULL;
     gpuest_model_transform_t tr;
     const gpuest_model_transform_t *use = NULL;
     if (!o.batch) {
         gpuest_study_estimate_t est;
         double t0 = now_s();
-        e = technique_transform(&o, &o.cc.cfg, &wl, &tr, &use, &err);
+        e = technique_transform(&o, &o.cc.cfg, &tr, &use, &err);
         if (e == GPUEST_OK)
             e = gpuest_study_estimate(&c, &o.cc.cfg, use, o.confidence, &est, &err);
         double us = (now_s() - t0) * 1e6;
         if (e != GPUEST_OK) {
-            gpuest_workload_destroy(wl);
             cli_table_free(&t);
             return cli_report(CMD, e, &err);
         }
@@ -138,7 +138,6 @@ int cli_cmd_estimate(int argc, char **argv)
     } else {
         FILE *f = fopen(o.batch, "r");
         if (!f) {
-            gpuest_workload_destroy(wl);
             cli_table_free(&t);
             fprintf(stderr, "gpuest %s: cannot open %s\n", CMD, o.batch);
             return 2;
@@ -156,20 +155,18 @@ int cli_cmd_estimate(int argc, char **argv)
             int r = batch_point(&o.cc.cfg, line, o.batch, lineno, &cfg);
             if (r != 0) {
                 fclose(f);
-                gpuest_workload_destroy(wl);
-                cli_table_free(&t);
+                    cli_table_free(&t);
                 return r;
             }
             gpuest_study_estimate_t est;
             double t0 = now_s();
-            e = technique_transform(&o, &cfg, &wl, &tr, &use, &err);
+            e = technique_transform(&o, &cfg, &tr, &use, &err);
             if (e == GPUEST_OK)
                 e = gpuest_study_estimate(&c, &cfg, use, o.confidence, &est, &err);
             double us = (now_s() - t0) * 1e6;
             if (e != GPUEST_OK) {
                 fclose(f);
-                gpuest_workload_destroy(wl);
-                cli_table_free(&t);
+                    cli_table_free(&t);
                 return cli_report(CMD, e, &err);
             }
             add_row(&t, name, &est, us);
@@ -177,7 +174,6 @@ int cli_cmd_estimate(int argc, char **argv)
         }
         fclose(f);
     }
-    gpuest_workload_destroy(wl);
     printf("estimate of %s on %s (calibration %s; %.0f %% intervals; latencies in core cycles)\n", c.workload,
            o.cc.cfg.name, path, 100 * o.confidence);
     cli_table_print(&t, stdout);

@@ -410,27 +410,30 @@ static gpuest_err comp_create(const gpuest_technique_env_t *env, void **state, g
 }
 
 /* ------------------------------------------------------------ model transform
- * The estimator's view (docs/estimator.md, "Techniques"): the reply-size histogram is measured
- * without the simulator, by running the same per-reply path (comp_on_reply: same codecs, same
- * payload bits, same packet rule, same Table 6.5 latencies) over the lines of the workload's
- * memory image as its generator wrote it. Choices:
- *  - every 128-byte line of every allocation that holds a non-zero byte counts once (weight by
- *    footprint, not by access count: the access counts need the kernels' traces; an allocation
- *    that is all zeros at generation is an output the kernels have not written yet, and its
- *    final values are unknown without running them, so it is left out rather than counted as
- *    perfectly compressible);
- *  - the lines go in address order, dealt round robin to the sub-partitions' compressors and
- *    to the SMs (for C-Pack's per-MC dictionaries and the SMs' copies; SC2's per-MC samples);
+ * The estimator's view (docs/estimator.md, "Techniques in the estimate"): the reply-size
+ * histogram is measured without the simulator, by running the same per-reply path
+ * (comp_on_reply: same codecs, same payload bits, same packet rule, same Table 6.5 latencies)
+ * over the lines the replies would carry. Choices:
+ *  - with env->launches: the kernels' load and atomic line requests (coalesced as the SMs do),
+ *    launch by launch, each line's values as of its launch's start (the walk applies every
+ *    launch's writes before the next, as the simulator sees them); a line weighs as many
+ *    requests as touch it (L1 hits are not removed: the estimate has no L1 here), and is
+ *    compressed once per launch, in first-touch order;
+ *  - without (a bare image): every line of every allocation holding a non-zero byte counts once
+ *    (an all-zero allocation is an output the kernels have not written yet: its final values
+ *    are unknown, so it is left out rather than counted as perfectly compressible);
+ *  - lines are dealt round robin to the sub-partitions' compressors and to the SMs (for C-Pack's
+ *    per-MC dictionaries and the SMs' copies; SC2's per-MC samples);
  *  - C-Pack sync packets: the sync flits a reply needs are added to that reply's flits (it
- *    travels just ahead of it on the same path), so the histogram counts them; their extra
- *    packet slot at the injection port is not modelled;
- *  - SC2 book packets (one broadcast per period and MC) are not modelled: the histogram holds
- *    the replies only;
+ *    travels just ahead of it on the same path); their extra injection slot is not modelled;
+ *  - SC2 book packets (one broadcast per period and MC) are not modelled;
  *  - decompression: only compressed replies pay it, so the transform's latency is the mean
  *    over replies (compressed share x Table 6.5 latency); every reply pays compression. */
 typedef struct {
-    uint64_t lines;  /* lines measured */
-    uint64_t count[GPUEST_MODEL_MAX_FLITS + 1];
+    double weight; /* requests measured */
+    double compressed;
+    uint64_t lines; /* lines compressed (round-robin position) */
+    double count[GPUEST_MODEL_MAX_FLITS + 1];
 } comp_hist_t;
 
 static int all_zero(const unsigned char *p, uint64_t n)
@@ -441,20 +444,23 @@ static int all_zero(const unsigned char *p, uint64_t n)
     return 1;
 }
 
-static void measure_line(comp_t *c, const gpuest_memimg_t *img, uint64_t line, int raw_flits, comp_hist_t *h)
+static void measure_line(comp_t *c, const gpuest_memimg_t *img, uint64_t line, double weight, int raw_flits,
+                         comp_hist_t *h)
 {
     uint8_t buf[LINE];
     gpuest_memimg_read_line(img, line, buf);
-    uint64_t i = h->lines;
+    uint64_t i = h->lines++;
     gpuest_sim_req_info_t req = {line, 0xf, GPUEST_MEM_LOAD, (int)((i / (uint64_t)c->nmc) % (uint64_t)c->nsm),
                                  (int)(i % (uint64_t)c->nmc)};
     gpuest_sim_reply_t r;
     memset(&r, 0, sizeof r);
     r.flits = raw_flits;
+    uint64_t before = c->compressed;
     comp_on_reply(c, &req, buf, &r);
     int f = r.flits + r.ctrl_flits;
-    h->count[f > GPUEST_MODEL_MAX_FLITS ? GPUEST_MODEL_MAX_FLITS : f < 1 ? 1 : f]++;
-    h->lines++;
+    h->count[f > GPUEST_MODEL_MAX_FLITS ? GPUEST_MODEL_MAX_FLITS : f < 1 ? 1 : f] += weight;
+    h->compressed += (double)(c->compressed - before) * weight;
+    h->weight += weight;
 }
 
 static void measure_image(comp_t *c, gpuest_memimg_t *img, int raw_flits, comp_hist_t *h)
@@ -467,10 +473,127 @@ static void measure_image(comp_t *c, gpuest_memimg_t *img, int raw_flits, comp_h
         for (uint64_t line = al->base & ~(uint64_t)(LINE - 1); line < al->base + al->size; line += LINE) {
             if (line == last)
                 continue;
-            measure_line(c, img, line, raw_flits, h);
+            measure_line(c, img, line, 1.0, raw_flits, h);
             last = line;
         }
     }
+}
+
+/* Lines one launch reads, in first-touch order, with their request counts (open addressing). */
+typedef struct {
+    uint64_t *line;
+    double *count;
+    size_t n, cap;
+    uint32_t *slot; /* index + 1, 0 = empty; 2 x cap entries */
+} line_set_t;
+
+static size_t slot_of(const line_set_t *s, uint64_t line)
+{
+    size_t mask = 2 * s->cap - 1, i = (size_t)((line >> 7) * UINT64_C(0x9E3779B97F4A7C15) >> 20) & mask;
+    while (s->slot[i] && s->line[s->slot[i] - 1] != line)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static gpuest_err line_set_grow(line_set_t *s, gpuest_error_t *err)
+{
+    size_t cap = s->cap ? 2 * s->cap : 4096;
+    uint64_t *l = realloc(s->line, cap * sizeof *l);
+    if (l)
+        s->line = l;
+    double *c = realloc(s->count, cap * sizeof *c);
+    if (c)
+        s->count = c;
+    uint32_t *slot = calloc(2 * cap, sizeof *slot);
+    if (!l || !c || !slot || cap > UINT32_MAX / 2) {
+        free(slot);
+        return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the lines a launch reads");
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->cap = cap;
+    for (size_t k = 0; k < s->n; k++)
+        s->slot[slot_of(s, s->line[k])] = (uint32_t)(k + 1);
+    return GPUEST_OK;
+}
+
+static gpuest_err line_set_add(line_set_t *s, uint64_t line, gpuest_error_t *err)
+{
+    if (s->n + 1 > s->cap)
+        GPUEST_TRY(line_set_grow(s, err));
+    size_t i = slot_of(s, line);
+    if (!s->slot[i]) {
+        s->line[s->n] = line;
+        s->count[s->n] = 0.0;
+        s->slot[i] = (uint32_t)(++s->n);
+    }
+    s->count[s->slot[i] - 1] += 1.0;
+    return GPUEST_OK;
+}
+
+static void line_set_clear(line_set_t *s)
+{
+    s->n = 0;
+    if (s->slot)
+        memset(s->slot, 0, 2 * s->cap * sizeof *s->slot);
+}
+
+static void line_set_free(line_set_t *s)
+{
+    free(s->line);
+    free(s->count);
+    free(s->slot);
+}
+
+/* Every load and atomic line request of the current launch into s. */
+static gpuest_err launch_reads(gpuest_workload_t *wl, const gpuest_launch_t *l, line_set_t *s, gpuest_error_t *err)
+{
+    gpuest_inst_t inst;
+    gpuest_line_req_t req[GPUEST_COALESCE_MAX];
+    for (uint32_t cta = 0; cta < l->num_ctas; cta++)
+        for (uint32_t w = 0; w < l->warps_per_cta; w++) {
+            gpuest_warp_t *warp = NULL;
+            GPUEST_TRY(gpuest_warp_open(wl, cta, w, &warp, err));
+            gpuest_err rc = GPUEST_OK;
+            while ((rc = gpuest_warp_next(warp, &inst, err)) == GPUEST_OK && inst.kind != GPUEST_INST_END) {
+                if (inst.kind != GPUEST_INST_MEM || inst.op == GPUEST_MEM_STORE)
+                    continue;
+                size_t n = gpuest_coalesce(&inst, req);
+                for (size_t k = 0; k < n && rc == GPUEST_OK; k++)
+                    rc = line_set_add(s, req[k].line, err);
+                if (rc != GPUEST_OK)
+                    break;
+            }
+            gpuest_warp_close(warp);
+            GPUEST_TRY(rc);
+        }
+    return GPUEST_OK;
+}
+
+static gpuest_err measure_launches(comp_t *c, gpuest_workload_t *wl, int raw_flits, comp_hist_t *h,
+                                   gpuest_error_t *err)
+{
+    line_set_t s = {0};
+    gpuest_err rc = GPUEST_OK;
+    gpuest_memimg_t *img = gpuest_workload_image(wl);
+    for (;;) {
+        gpuest_launch_t l;
+        int done = 0;
+        rc = gpuest_workload_next_launch(wl, &l, &done, err);
+        if (rc != GPUEST_OK || done)
+            break;
+        line_set_clear(&s);
+        rc = launch_reads(wl, &l, &s, err);
+        if (rc != GPUEST_OK)
+            break;
+        for (size_t k = 0; k < s.n; k++) /* values as of the launch's start */
+            measure_line(c, img, s.line[k], s.count[k], raw_flits, h);
+        rc = gpuest_workload_end_launch(wl, err);
+        if (rc != GPUEST_OK)
+            break;
+    }
+    line_set_free(&s);
+    return rc;
 }
 
 static gpuest_err comp_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out,
@@ -479,27 +602,26 @@ static gpuest_err comp_transform(const gpuest_technique_env_t *env, gpuest_model
     void *state = NULL;
     gpuest_model_transform_identity(out);
     gpuest_err rc = comp_create(env, &state, err);
-    if (rc != GPUEST_OK) {
-        comp_destroy(state);
-        return rc;
-    }
     comp_t *c = state;
     comp_hist_t h;
     memset(&h, 0, sizeof h);
     int raw_flits = gpuest_packet_flits(RAW_BITS, env->cfg->noc.flit_bytes, env->cfg->noc.header_bytes);
-    measure_image(c, env->image, raw_flits, &h);
-    if (h.lines == 0) {
-        comp_destroy(c);
-        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                           "technique.compression = %s: the workload's memory image holds no non-zero line to "
-                           "measure the reply sizes on", env->cfg->technique.compression);
+    if (rc == GPUEST_OK && env->launches)
+        rc = measure_launches(c, env->launches, raw_flits, &h, err);
+    else if (rc == GPUEST_OK)
+        measure_image(c, env->image, raw_flits, &h);
+    if (rc == GPUEST_OK && !(h.weight > 0))
+        rc = gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                         "technique.compression = %s: the workload reads no line with values to measure the reply "
+                         "sizes on", env->cfg->technique.compression);
+    if (rc == GPUEST_OK) {
+        for (int f = 1; f <= GPUEST_MODEL_MAX_FLITS; f++)
+            out->reply_flit_hist[f] = h.count[f] / h.weight;
+        out->compress_latency = c->comp_lat;
+        out->decompress_latency = c->decomp_lat * h.compressed / h.weight;
     }
-    for (int f = 1; f <= GPUEST_MODEL_MAX_FLITS; f++)
-        out->reply_flit_hist[f] = (double)h.count[f] / (double)h.lines;
-    out->compress_latency = c->comp_lat;
-    out->decompress_latency = c->decomp_lat * (double)c->compressed / (double)c->replies;
     comp_destroy(c);
-    return GPUEST_OK;
+    return rc;
 }
 
 static size_t comp_stats(void *state, gpuest_technique_stat_t *out, size_t max)

@@ -34,6 +34,9 @@ typedef struct {
     const char *workload;     /* generator name ("lud"), or NULL for a trace */
     const char *model_dir;    /* folder of models/approx-<app>.net (NULL: "models") */
     uint64_t seed;            /* the run's seed (datasets the technique builds) */
+    /* Model transforms only: a fresh workload whose launches a transform may walk (without
+     * simulating; the walk runs its kernels' writes into its image); NULL: image as generated. */
+    gpuest_workload_t *launches;
 } gpuest_technique_env_t;
 
 /* One named number a technique reports for a run. */
