@@ -18,6 +18,7 @@ void cli_study_init(cli_study_opts_t *o)
     o->points = 10;
     o->batch = NULL;
     o->truth_csv = NULL;
+    o->techniques = NULL;
     o->refit = 0;
 }
 
@@ -33,7 +34,7 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
         return 1;
     }
     static const char *const ours[] = {"workload", "scale", "seed", "calibrations", "calibration", "csv",
-                                       "confidence", "points", "batch", "truth-csv", NULL};
+                                       "confidence", "points", "batch", "truth-csv", "techniques", NULL};
     int mine = 0;
     for (int i = 0; ours[i]; i++)
         mine |= cli_args_is(a, ours[i]);
@@ -62,6 +63,8 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
         o->batch = v;
     else if (cli_args_is(a, "truth-csv"))
         o->truth_csv = v;
+    else if (cli_args_is(a, "techniques"))
+        o->techniques = v;
     else if (cli_args_is(a, "confidence")) {
         if (cli_parse_double(cmd, "confidence", v, 0.5, 0.9999, &o->confidence))
             return -1;

@@ -17,6 +17,7 @@ typedef struct {
     long points;
     const char *batch;
     const char *truth_csv; /* validate: stored detailed runs */
+    const char *techniques; /* validate: compression algorithms to validate, "bdi,dsm" (NULL: none) */
     int refit;             /* calibrate: refit the runs of the existing file */
 } cli_study_opts_t;
 

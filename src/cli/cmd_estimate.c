@@ -60,32 +60,13 @@ static int batch_point(const gpuest_config_t *base, char *line, const char *file
     return 0;
 }
 
-static int any_technique(const gpuest_config_t *cfg)
-{
-    for (size_t i = 0; gpuest_techniques[i]; i++)
-        if (gpuest_techniques[i]->active(cfg))
-            return 1;
-    return 0;
-}
-
-/* The techniques' transform of the model inputs for cfg: *use = NULL when none is on. The
- * workload is generated afresh (not simulated) for each point: the transform walks its launches,
- * which runs the kernels' writes into its image. */
+/* The techniques' transform for cfg (*use = NULL when none is on), built in study so that
+ * 'validate' estimates technique points the same way. */
 static gpuest_err technique_transform(const cli_study_opts_t *o, const gpuest_config_t *cfg,
                                       gpuest_model_transform_t *t, const gpuest_model_transform_t **use,
                                       gpuest_error_t *err)
 {
-    *use = NULL;
-    if (!any_technique(cfg))
-        return GPUEST_OK;
-    gpuest_workload_t *wl = NULL;
-    GPUEST_TRY(gpuest_workload_create(o->workload, o->scale, o->seed, &wl, err));
-    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), o->workload, cli_model_dir(), o->seed, wl};
-    gpuest_err rc = gpuest_technique_model_transform(&env, t, err);
-    gpuest_workload_destroy(wl);
-    GPUEST_TRY(rc);
-    *use = t;
-    return GPUEST_OK;
+    return gpuest_study_technique_transform(cfg, o->workload, o->scale, o->seed, cli_model_dir(), t, use, err);
 }
 
 int cli_cmd_estimate(int argc, char **argv)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "study/study.h"
+#include "technique/technique.h"
 
 gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
                                      uint64_t seed, gpuest_study_run_t *out, gpuest_error_t *err)
@@ -15,8 +16,18 @@ gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *wor
     gpuest_sim_opts_t so;
     gpuest_sim_opts_default(&so);
     so.sample_interval = 0;
+    /* Technique points (validate) run with the techniques' hooks, as 'gpuest simulate' does. */
+    const gpuest_generator_t *gen = gpuest_workload_generator(wl);
+    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), gen ? gen->name : workload, NULL, seed, NULL};
+    gpuest_technique_set_t *techs = NULL;
+    gpuest_err rc = gpuest_technique_set_create(&env, &so.hooks, &techs, err);
+    if (rc != GPUEST_OK) {
+        gpuest_technique_set_destroy(techs);
+        gpuest_workload_destroy(wl);
+        return rc;
+    }
     gpuest_sim_result_t r;
-    gpuest_err rc = gpuest_sim_run(cfg, &src, &so, &r, err);
+    rc = gpuest_sim_run(cfg, &src, &so, &r, err);
     if (rc == GPUEST_OK)
         rc = gpuest_study_inputs_from_stats(&r.total, &out->in, err);
     if (rc == GPUEST_OK) {
@@ -28,6 +39,7 @@ gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *wor
         out->sim_seconds = r.wall_seconds;
     }
     gpuest_sim_result_free(&r);
+    gpuest_technique_set_destroy(techs);
     gpuest_workload_destroy(wl);
     return rc;
 }

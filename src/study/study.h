@@ -134,6 +134,12 @@ typedef struct {
     double ipc_err, amat_err; /* (estimate - truth) / truth */
     int ipc_covered, amat_covered;
     double est_seconds;       /* wall time of the estimate */
+    /* Technique points only (technique = 1): the IPC effect of the technique, (technique -
+     * baseline) / baseline, estimated (both estimates with the same calibration) and simulated
+     * (both detailed runs), and whether their signs agree (-1, 0 or +1 each). */
+    int technique;
+    double effect_est, effect_sim;
+    int sign_agree;
 } gpuest_study_validation_point_t;
 
 /* Estimates and runs in detail the first n held-out variants (n <= the list length). truths, when
@@ -143,6 +149,27 @@ gpuest_err gpuest_study_validate(const gpuest_calibration_t *c, const gpuest_con
                                  const gpuest_study_run_t *truths, int ntruths, gpuest_progress_t *progress,
                                  gpuest_study_validation_point_t *out, int *count, gpuest_error_t *err);
 
+
+/* Technique points: for each of the n compression algorithms in values ("bdi", ...), the machine
+ * cfg with technique.compression set, estimated under the techniques' transform exactly as
+ * 'gpuest estimate' builds it (gpuest_study_technique_transform) and run in detail with the
+ * techniques' hooks; each point's effect sign is compared against the baseline (cfg itself),
+ * which is estimated and run once (a point whose label, "baseline" or "compression_<value>",
+ * is in truths uses that stored run instead of simulating). model_dir: folder the techniques read models from (NULL: "models"). */
+gpuest_err gpuest_study_validate_techniques(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
+                                            const char *const *values, int n, const char *model_dir, double conf,
+                                            const gpuest_study_run_t *truths, int ntruths,
+                                            gpuest_progress_t *progress, gpuest_study_validation_point_t *out,
+                                            int *count, gpuest_error_t *err);
+
+/* ------------------------------------------------------------ technique transform (technique_transform.c) */
+/* 1 when any registered technique is on in cfg. */
+int gpuest_study_any_technique(const gpuest_config_t *cfg);
+/* The techniques' model transform for workload (scale, seed) on cfg into *t, *use = t; *use =
+ * NULL when no technique is on (the identity: the estimate needs none). */
+gpuest_err gpuest_study_technique_transform(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                            uint64_t seed, const char *model_dir, gpuest_model_transform_t *t,
+                                            const gpuest_model_transform_t **use, gpuest_error_t *err);
 
 /* ------------------------------------------------------------ sampled simulation (sample.c) */
 typedef struct {

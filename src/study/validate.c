@@ -1,4 +1,5 @@
 /* validate.c: estimates against full detailed runs on held-out configurations. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -9,6 +10,19 @@ static double wall_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int sign_of(double x)
+{
+    return (x > 0) - (x < 0);
+}
+
+static void score(gpuest_study_validation_point_t *p)
+{
+    p->ipc_err = (p->est.ipc.v - p->truth.ipc) / p->truth.ipc;
+    p->amat_err = (p->est.amat.v - p->truth.amat) / p->truth.amat;
+    p->ipc_covered = p->truth.ipc >= p->est.ipc.lo && p->truth.ipc <= p->est.ipc.hi;
+    p->amat_covered = p->truth.amat >= p->est.amat.lo && p->truth.amat <= p->est.amat.hi;
 }
 
 static const gpuest_study_run_t *find_truth(const gpuest_study_run_t *t, int n, const char *label)
@@ -45,10 +59,69 @@ gpuest_err gpuest_study_validate(const gpuest_calibration_t *c, const gpuest_con
             p->truth = *known;
         else
             GPUEST_TRY(gpuest_study_run_detailed(&vc, c->workload, scale, c->seed, &p->truth, err));
-        p->ipc_err = (p->est.ipc.v - p->truth.ipc) / p->truth.ipc;
-        p->amat_err = (p->est.amat.v - p->truth.amat) / p->truth.amat;
-        p->ipc_covered = p->truth.ipc >= p->est.ipc.lo && p->truth.ipc <= p->est.ipc.hi;
-        p->amat_covered = p->truth.amat >= p->est.amat.lo && p->truth.amat <= p->est.amat.hi;
+        score(p);
+        (*count)++;
+        if (progress)
+            gpuest_progress_update(progress, (uint64_t)*count);
+    }
+    return GPUEST_OK;
+}
+
+/* The stored detailed run of label when truths holds one, else a new detailed run of vc (the
+ * baseline is not a row of an earlier validation table, so it is simulated again). */
+static gpuest_err truth_of(const gpuest_calibration_t *c, const gpuest_config_t *vc, const char *label,
+                           const gpuest_study_run_t *truths, int ntruths, gpuest_study_run_t *out, gpuest_error_t *err)
+{
+    const gpuest_study_run_t *known = find_truth(truths, ntruths, label);
+    if (!known)
+        return gpuest_study_run_detailed(vc, c->workload, c->scale, c->seed, out, err);
+    *out = *known;
+    return GPUEST_OK;
+}
+
+/* The estimate of vc under its techniques' transform (built as 'gpuest estimate' builds it). */
+static gpuest_err estimate_point(const gpuest_calibration_t *c, const gpuest_config_t *vc, const char *model_dir,
+                                 double conf, gpuest_study_validation_point_t *p, gpuest_error_t *err)
+{
+    gpuest_model_transform_t tr;
+    const gpuest_model_transform_t *use = NULL;
+    double t0 = wall_now();
+    GPUEST_TRY(gpuest_study_technique_transform(vc, c->workload, c->scale, c->seed, model_dir, &tr, &use, err));
+    GPUEST_TRY(gpuest_study_estimate(c, vc, use, conf, &p->est, err));
+    p->est_seconds = wall_now() - t0;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_study_validate_techniques(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
+                                            const char *const *values, int n, const char *model_dir, double conf,
+                                            const gpuest_study_run_t *truths, int ntruths,
+                                            gpuest_progress_t *progress, gpuest_study_validation_point_t *out,
+                                            int *count, gpuest_error_t *err)
+{
+    *count = 0;
+    if (n <= 0)
+        return GPUEST_OK;
+    if (gpuest_study_any_technique(cfg))
+        return gpuest_fail(err, GPUEST_EINVAL, "technique points need a baseline machine with every technique off");
+    gpuest_study_validation_point_t base;
+    memset(&base, 0, sizeof base);
+    GPUEST_TRY(estimate_point(c, cfg, model_dir, conf, &base, err));
+    GPUEST_TRY(truth_of(c, cfg, "baseline", truths, ntruths, &base.truth, err));
+    for (int i = 0; i < n; i++) {
+        gpuest_study_validation_point_t *p = &out[i];
+        memset(p, 0, sizeof *p);
+        snprintf(p->variant.label, sizeof p->variant.label, "compression_%s", values[i]);
+        snprintf(p->variant.sets[p->variant.nsets++], sizeof p->variant.sets[0], "technique.compression=%s",
+                 values[i]);
+        gpuest_config_t vc;
+        GPUEST_TRY(gpuest_study_apply(cfg, &p->variant, &vc, err));
+        GPUEST_TRY(estimate_point(c, &vc, model_dir, conf, p, err));
+        GPUEST_TRY(truth_of(c, &vc, p->variant.label, truths, ntruths, &p->truth, err));
+        score(p);
+        p->technique = 1;
+        p->effect_est = (p->est.ipc.v - base.est.ipc.v) / base.est.ipc.v;
+        p->effect_sim = (p->truth.ipc - base.truth.ipc) / base.truth.ipc;
+        p->sign_agree = sign_of(p->effect_est) == sign_of(p->effect_sim);
         (*count)++;
         if (progress)
             gpuest_progress_update(progress, (uint64_t)*count);
