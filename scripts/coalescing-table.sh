@@ -17,7 +17,9 @@
 # renamed. GPUEST defaults to build-rel/gpuest; JOBS (default 2) runs in parallel.
 # PRESET=fermi (environment) runs the crossbar instead: no buffer rule there (EXTRA, default
 # "noc.buffer_flits=9" on mesh56 and empty otherwise, replaces it), ROUTINGS is ignored
-# (one routing, written as crossbar) and MAX_INSTS defaults to 1000000.
+# (one routing, written as crossbar) and MAX_INSTS defaults to 1000000. EXTRA may hold several
+# space-separated key=value pairs, each passed as its own --set to both runs (the sweeps of
+# scripts/coalescing-sweeps.sh add technique.pcu_rgrs, l2.hit_latency or noc.mc_placement).
 set -euo pipefail
 
 out=${1:?usage: coalescing-table.sh OUT.csv [GPUEST] [JOBS]}
@@ -36,7 +38,8 @@ trap 'rm -rf "$tmp"' EXIT
 run_one() { # routing workload coalescing
     local r=$1 w=$2 c=$3 f="$tmp/$1.$2.$3"
     local sets=(--set technique.coalescing="$c")
-    [ -n "$extra" ] && sets+=(--set "$extra")
+    local kv
+    for kv in $extra; do sets+=(--set "$kv"); done
     [ "$preset" = mesh56 ] && sets+=(--set noc.routing_reply="$r")
     "$gpuest" simulate --preset "$preset" --workload "$w" --scale small --seed 1 --max-instructions "$max_insts" \
         "${sets[@]}" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
