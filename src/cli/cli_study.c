@@ -95,6 +95,23 @@ int cli_study_parse(cli_study_opts_t *o, int argc, char **argv, const char *cmd,
     return rc != 0 ? rc : -1;
 }
 
+int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibration_t *c, char *path, size_t cap)
+{
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    cli_study_calib_path(o, path, cap);
+    gpuest_err e = gpuest_calibration_read(path, c, &err);
+    if (e == GPUEST_EIO) {
+        fprintf(stderr, "gpuest %s: %s\n  (run 'gpuest calibrate --preset %s --workload %s --scale %s' first)\n", cmd,
+                err.msg, o->cc.cfg.name, o->workload, gpuest_scale_name(o->scale));
+        return 2;
+    }
+    if (e != GPUEST_OK)
+        return cli_report(cmd, e, &err);
+    cli_study_warn_stale(cmd, path, c);
+    return 0;
+}
+
 void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap)
 {
     if (o->calib_file)

@@ -30,6 +30,10 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd);
 int cli_study_parse(cli_study_opts_t *o, int argc, char **argv, const char *cmd, void (*help)(FILE *out));
 /* Calibration file path for o (explicit, or <dir>/<preset>-<workload>-<scale>.cal). */
 void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap);
+/* Reads the calibration of o into c (path: cap bytes, filled with its path) and warns when it is
+ * stale. Returns 0, or the exit code after printing the error (a missing file also prints the
+ * calibrate command that makes it). */
+int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibration_t *c, char *path, size_t cap);
 /* One warning line on stderr when calibration c (read from path) was fitted on another simulator
  * generation or another machine than its preset in this build; the command goes on. */
 void cli_study_warn_stale(const char *cmd, const char *path, const gpuest_calibration_t *c);

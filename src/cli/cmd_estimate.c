@@ -75,20 +75,13 @@ int cli_cmd_estimate(int argc, char **argv)
     int rc = cli_study_parse(&o, argc, argv, CMD, help);
     if (rc >= 0)
         return rc;
-    gpuest_error_t err;
-    gpuest_error_clear(&err);
     static gpuest_calibration_t c;
     char path[1024];
-    cli_study_calib_path(&o, path, sizeof path);
-    gpuest_err e = gpuest_calibration_read(path, &c, &err);
-    if (e == GPUEST_EIO) {
-        fprintf(stderr, "gpuest %s: %s\n  (run 'gpuest calibrate --preset %s --workload %s --scale %s' first)\n", CMD,
-                err.msg, o.cc.cfg.name, o.workload, gpuest_scale_name(o.scale));
-        return 2;
-    }
-    if (e != GPUEST_OK)
-        return cli_report(CMD, e, &err);
-    cli_study_warn_stale(CMD, path, &c);
+    if ((rc = cli_study_load(&o, CMD, &c, path, sizeof path)) != 0)
+        return rc;
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    gpuest_err e;
     cli_table_t t;
     cli_table_init(&t, header, NCOL);
     int extrap = 0;
