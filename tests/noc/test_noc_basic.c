@@ -9,48 +9,9 @@
 #include <cmocka.h>
 
 #include "noc/noc.h"
+#include "noc_fixture.h"
 #include "noc/noc_int.h" /* private layout, for the corruption test only */
 
-/* BookSim's iq-router defaults, as in data/reference/booksim/configs. */
-static gpuest_noc_cfg_t mesh_cfg(int k, int vcs)
-{
-    gpuest_noc_cfg_t c;
-    memset(&c, 0, sizeof c);
-    c.topology = GPUEST_TOPO_MESH;
-    c.k = k;
-    c.vcs = vcs;
-    c.buffer_flits = 8;
-    c.routing_delay = 1;
-    c.vc_alloc_delay = 1;
-    c.sw_alloc_delay = 1;
-    c.st_prepare_delay = 0;
-    c.st_final_delay = 1;
-    c.credit_delay = 0;
-    c.output_delay = 0;
-    c.link_latency = 1;
-    c.routing_request = GPUEST_ROUTE_XY;
-    c.routing_reply = GPUEST_ROUTE_XY;
-    c.class_split = GPUEST_SPLIT_VIRTUAL;
-    c.xbar_port_flits = 1;
-    c.inject_queue = 16;
-    c.eject_queue = 16;
-    return c;
-}
-
-static gpuest_noc_t *make(const gpuest_noc_cfg_t *c, int classes, int nodes)
-{
-    gpuest_noc_opts_t o;
-    gpuest_noc_opts_default(&o);
-    o.num_classes = classes;
-    o.num_nodes = nodes;
-    gpuest_noc_t *noc = NULL;
-    gpuest_error_t e = {0};
-    gpuest_err rc = gpuest_noc_create(c, &o, &noc, &e);
-    if (rc != GPUEST_OK)
-        print_error("create: %s\n", e.msg);
-    assert_int_equal(rc, GPUEST_OK);
-    return noc;
-}
 
 /* Sends one packet through an empty network; returns its latency. */
 static int64_t one_packet(gpuest_noc_t *noc, int src, int dst, int cls, int flits, int *hops)
@@ -77,8 +38,8 @@ static int64_t one_packet(gpuest_noc_t *noc, int src, int dst, int cls, int flit
 static void test_zero_load_default(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(8, 4);
-    gpuest_noc_t *noc = make(&c, 1, 0);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(8, 4);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 1, 0);
     struct {
         int src, dst, flits, hops;
         int64_t expect;
@@ -109,12 +70,12 @@ static void test_zero_load_default(void **state)
 static void test_zero_load_custom(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(4, 2);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(4, 2);
     c.routing_delay = 0;
     c.link_latency = 2;
     c.output_delay = 1;
     c.credit_delay = 2;
-    gpuest_noc_t *noc = make(&c, 1, 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 1, 0);
     int hops;
     assert_int_equal(one_packet(noc, 0, 2, 0, 1, &hops), 21);
     assert_int_equal(hops, 2);
@@ -127,10 +88,10 @@ static void test_zero_load_custom(void **state)
 static void test_routing_xy_yx(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(4, 2);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(4, 2);
     c.routing_request = GPUEST_ROUTE_XY;
     c.routing_reply = GPUEST_ROUTE_YX;
-    gpuest_noc_t *noc = make(&c, 2, 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 2, 0);
     int hops;
     /* request 0 -> 5 goes east first: link 0->1 carries it */
     assert_int_equal(one_packet(noc, 0, 5, GPUEST_NOC_REQUEST, 1, &hops), 12 + 5);
@@ -162,10 +123,10 @@ static void test_routing_xy_yx(void **state)
 static void test_crossbar(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(0, 2);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(0, 2);
     c.topology = GPUEST_TOPO_CROSSBAR;
     c.class_split = GPUEST_SPLIT_PHYSICAL;
-    gpuest_noc_t *noc = make(&c, 2, 21);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 2, 21);
     int hops;
     assert_int_equal(one_packet(noc, 3, 17, GPUEST_NOC_REQUEST, 1, &hops), 7);
     assert_int_equal(one_packet(noc, 17, 3, GPUEST_NOC_REPLY, 4, &hops), 10);
@@ -180,11 +141,11 @@ static void test_crossbar(void **state)
 static void test_crossbar_bandwidth(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(0, 2);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(0, 2);
     c.topology = GPUEST_TOPO_CROSSBAR;
     c.class_split = GPUEST_SPLIT_PHYSICAL;
     c.xbar_port_flits = 2;
-    gpuest_noc_t *noc = make(&c, 2, 8);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 2, 8);
     int hops;
     assert_int_equal(one_packet(noc, 1, 6, GPUEST_NOC_REQUEST, 1, &hops), 3);
     assert_int_equal(one_packet(noc, 6, 1, GPUEST_NOC_REPLY, 4, &hops), 5);
@@ -216,7 +177,7 @@ static void run_conservation(gpuest_noc_cfg_t c, int classes, uint64_t seed)
 {
     c.eject_queue = 2;
     c.inject_queue = 4;
-    gpuest_noc_t *noc = make(&c, classes, c.topology == GPUEST_TOPO_CROSSBAR ? 12 : 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, classes, c.topology == GPUEST_TOPO_CROSSBAR ? 12 : 0);
     int n = gpuest_noc_num_nodes(noc);
     enum { NPKT = 6000 };
     uint8_t *seen = calloc(NPKT, 1);
@@ -288,8 +249,8 @@ static void run_conservation(gpuest_noc_cfg_t c, int classes, uint64_t seed)
 static void test_conservation_mesh(void **state)
 {
     (void)state;
-    run_conservation(mesh_cfg(4, 4), 2, 11);
-    gpuest_noc_cfg_t c = mesh_cfg(4, 1);
+    run_conservation(noc_fixture_mesh(4, 4), 2, 11);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(4, 1);
     c.class_split = GPUEST_SPLIT_PHYSICAL;
     c.buffer_flits = 2; /* shorter than most packets: wormhole across routers */
     c.routing_reply = GPUEST_ROUTE_YX;
@@ -299,7 +260,7 @@ static void test_conservation_mesh(void **state)
 static void test_conservation_crossbar(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(0, 2);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(0, 2);
     c.topology = GPUEST_TOPO_CROSSBAR;
     run_conservation(c, 2, 13);
 }
@@ -309,8 +270,8 @@ static void test_conservation_crossbar(void **state)
 static void test_check_detects_corruption(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(3, 2);
-    gpuest_noc_t *noc = make(&c, 1, 0);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(3, 2);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 1, 0);
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_noc_check(noc, &e), GPUEST_OK);
     gpuest_noc_send_t s = {.src = 0, .dst = 8, .cls = 0, .flits = 3, .created = -1};
@@ -335,9 +296,9 @@ static void test_check_detects_corruption(void **state)
 static void test_backpressure_and_errors(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(2, 2);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(2, 2);
     c.inject_queue = 3;
-    gpuest_noc_t *noc = make(&c, 1, 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 1, 0);
     gpuest_error_t e = {0};
     gpuest_noc_send_t s = {.src = 0, .dst = 3, .cls = 0, .flits = 2, .created = -1};
     for (int i = 0; i < 3; i++)
@@ -355,11 +316,11 @@ static void test_backpressure_and_errors(void **state)
     gpuest_noc_opts_t o;
     gpuest_noc_opts_default(&o);
     o.num_classes = 3;
-    gpuest_noc_cfg_t bad = mesh_cfg(4, 2);
+    gpuest_noc_cfg_t bad = noc_fixture_mesh(4, 2);
     gpuest_noc_t *x = NULL;
     assert_int_equal(gpuest_noc_create(&bad, &o, &x, &e), GPUEST_ERANGE); /* 2 VCs for 3 classes */
     assert_non_null(strstr(e.msg, "noc.vcs"));
-    bad = mesh_cfg(4, 4);
+    bad = noc_fixture_mesh(4, 4);
     bad.vc_alloc_delay = 0;
     assert_int_equal(gpuest_noc_create(&bad, &o, &x, &e), GPUEST_ERANGE);
     assert_null(x);
@@ -369,8 +330,8 @@ static void test_backpressure_and_errors(void **state)
 static void test_multicast(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(4, 2);
-    gpuest_noc_t *noc = make(&c, 1, 0);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(4, 2);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 1, 0);
     int dests[] = {5, 10, 15};
     uint64_t id = 0;
     gpuest_noc_send_t s = {.src = 0, .dests = dests, .num_dests = 3, .cls = 0, .flits = 2, .created = -1};
@@ -395,7 +356,7 @@ static void test_multicast(void **state)
 static void test_determinism(void **state)
 {
     (void)state;
-    gpuest_noc_cfg_t c = mesh_cfg(4, 2);
+    gpuest_noc_cfg_t c = noc_fixture_mesh(4, 2);
     gpuest_noc_opts_t o;
     gpuest_noc_opts_default(&o);
     o.num_classes = 1;

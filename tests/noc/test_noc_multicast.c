@@ -11,41 +11,16 @@
 #include <cmocka.h>
 
 #include "noc/noc.h"
+#include "noc_fixture.h"
 
+/* The shared mesh, with YX replies (the multicast cases below are worked for it). */
 static gpuest_noc_cfg_t mesh_cfg(int k, int vcs)
 {
-    gpuest_noc_cfg_t c;
-    memset(&c, 0, sizeof c);
-    c.topology = GPUEST_TOPO_MESH;
-    c.k = k;
-    c.vcs = vcs;
-    c.buffer_flits = 8;
-    c.routing_delay = 1;
-    c.vc_alloc_delay = 1;
-    c.sw_alloc_delay = 1;
-    c.st_final_delay = 1;
-    c.link_latency = 1;
-    c.routing_request = GPUEST_ROUTE_XY;
+    gpuest_noc_cfg_t c = noc_fixture_mesh(k, vcs);
     c.routing_reply = GPUEST_ROUTE_YX;
-    c.class_split = GPUEST_SPLIT_VIRTUAL;
-    c.xbar_port_flits = 1;
-    c.inject_queue = 16;
-    c.eject_queue = 16;
     return c;
 }
 
-static gpuest_noc_t *make(const gpuest_noc_cfg_t *c, int classes, int nodes)
-{
-    gpuest_noc_opts_t o;
-    gpuest_noc_opts_default(&o);
-    o.num_classes = classes;
-    o.num_nodes = nodes;
-    gpuest_noc_t *noc = NULL;
-    gpuest_error_t e = {0};
-    if (gpuest_noc_create(c, &o, &noc, &e) != GPUEST_OK)
-        fail_msg("create: %s", e.msg);
-    return noc;
-}
 
 static void check_ok(const gpuest_noc_t *noc)
 {
@@ -120,7 +95,7 @@ static void test_mesh_tree_links(void **state)
 {
     (void)state;
     gpuest_noc_cfg_t c = mesh_cfg(4, 4);
-    gpuest_noc_t *noc = make(&c, 2, 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 2, 0);
     const int dests[] = {0, 3, 5, 14, 15, 13};
     const int F = 4;
     send_and_drain(noc, 13, dests, 6, GPUEST_NOC_REQUEST, F, 4, NULL);
@@ -166,7 +141,7 @@ static void test_mesh_random_sets(void **state)
 {
     (void)state;
     gpuest_noc_cfg_t c = mesh_cfg(4, 4);
-    gpuest_noc_t *noc = make(&c, 2, 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 2, 0);
     gpuest_rng_t *rng = NULL;
     assert_int_equal(gpuest_rng_create(11, &rng), GPUEST_OK);
     for (int trial = 0; trial < 60; trial++) {
@@ -196,7 +171,7 @@ static void test_crossbar_one_cycle(void **state)
     (void)state;
     gpuest_noc_cfg_t c = mesh_cfg(4, 2);
     c.topology = GPUEST_TOPO_CROSSBAR;
-    gpuest_noc_t *noc = make(&c, 1, 8);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 1, 8);
     const int dests[] = {1, 4, 6, 7};
     int64_t ej[8] = {0};
     int64_t t0 = gpuest_noc_now(noc);
@@ -225,7 +200,7 @@ static void test_bad_sets(void **state)
 {
     (void)state;
     gpuest_noc_cfg_t c = mesh_cfg(4, 4);
-    gpuest_noc_t *noc = make(&c, 2, 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 2, 0);
     gpuest_error_t e = {0};
     const int dup[] = {3, 5, 3}, out[] = {1, 16};
     gpuest_noc_send_t s = {.src = 0, .dests = dup, .num_dests = 3, .flits = 2, .created = -1};
@@ -269,7 +244,7 @@ static void saturate(gpuest_routing_t req, gpuest_routing_t rep, int64_t cycles,
     c.routing_delay = 0;
     c.routing_request = req;
     c.routing_reply = rep;
-    gpuest_noc_t *noc = make(&c, 2, 0);
+    gpuest_noc_t *noc = noc_fixture_make(&c, 2, 0);
     gpuest_rng_t *rng = NULL;
     assert_int_equal(gpuest_rng_create(seed, &rng), GPUEST_OK);
     gpuest_error_t e = {0};
