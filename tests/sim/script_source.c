@@ -120,3 +120,31 @@ void script_source(gpuest_sim_source_t *src, script_t *s)
     src->warp_close = warp_close;
     src->read_line = NULL; /* scripts carry no data values */
 }
+
+void script_kernel(script_t *s, int k, const char *name, uint32_t ctas, int n, const script_inst_t *insts)
+{
+    script_kernel_t *kk = &s->kernels[k];
+    memset(kk, 0, sizeof *kk);
+    kk->name = name;
+    kk->ctas = ctas;
+    kk->warps_per_cta = 1;
+    kk->regs_per_thread = 16;
+    kk->ninsts = n;
+    memcpy(kk->insts, insts, (size_t)n * sizeof *insts);
+    if (k + 1 > s->nkernels)
+        s->nkernels = k + 1;
+}
+
+void script_on_load(void *ctx, int sm, int slot, uint64_t issue, uint64_t done, int hits, int misses)
+{
+    (void)sm;
+    (void)slot;
+    script_loads_t *l = ctx;
+    if (l->n < SCRIPT_MAX_LOADS) {
+        l->issue[l->n] = issue;
+        l->done[l->n] = done;
+        l->hits[l->n] = hits;
+        l->misses[l->n] = misses;
+        l->n++;
+    }
+}

@@ -36,4 +36,18 @@ typedef struct {
 
 void script_source(gpuest_sim_source_t *src, script_t *s);
 
+/* Sets kernel k of s: ctas CTAs of one warp (16 registers a thread) running the n instructions
+ * insts; name may be NULL (see script_kernel_t). */
+void script_kernel(script_t *s, int k, const char *name, uint32_t ctas, int n, const script_inst_t *insts);
+
+/* The first SCRIPT_MAX_LOADS completed loads of a run, recorded by script_on_load (install it as
+ * hooks.load_done with a script_loads_t as hooks.ctx). */
+#define SCRIPT_MAX_LOADS 16
+typedef struct {
+    int n;
+    uint64_t issue[SCRIPT_MAX_LOADS], done[SCRIPT_MAX_LOADS];
+    int hits[SCRIPT_MAX_LOADS], misses[SCRIPT_MAX_LOADS];
+} script_loads_t;
+void script_on_load(void *ctx, int sm, int slot, uint64_t issue, uint64_t done, int hits, int misses);
+
 #endif

@@ -34,39 +34,8 @@ static script_inst_t cread(uint64_t offset, int dst, int src)
                            (uint8_t)(dst + 1), (uint8_t)(src + 1), 0};
 }
 
-static void kernel(script_t *s, int k, const char *name, uint32_t ctas, int n, const script_inst_t *insts)
-{
-    script_kernel_t *kk = &s->kernels[k];
-    memset(kk, 0, sizeof *kk);
-    kk->name = name;
-    kk->ctas = ctas;
-    kk->warps_per_cta = 1;
-    kk->regs_per_thread = 16;
-    kk->ninsts = n;
-    memcpy(kk->insts, insts, (size_t)n * sizeof *insts);
-    if (k + 1 > s->nkernels)
-        s->nkernels = k + 1;
-}
 
-typedef struct {
-    int n;
-    uint64_t issue[16], done[16];
-    int hits[16], misses[16];
-} loads_t;
 
-static void on_load(void *ctx, int sm, int slot, uint64_t issue, uint64_t done, int hits, int misses)
-{
-    (void)sm;
-    (void)slot;
-    loads_t *l = ctx;
-    if (l->n < 16) {
-        l->issue[l->n] = issue;
-        l->done[l->n] = done;
-        l->hits[l->n] = hits;
-        l->misses[l->n] = misses;
-        l->n++;
-    }
-}
 
 static void machine(gpuest_config_t *c, int perfect_front)
 {
@@ -75,14 +44,14 @@ static void machine(gpuest_config_t *c, int perfect_front)
     c->core.perfect_inst_const_cache = perfect_front;
 }
 
-static void run(const gpuest_config_t *c, script_t *s, loads_t *l, gpuest_sim_result_t *r)
+static void run(const gpuest_config_t *c, script_t *s, script_loads_t *l, gpuest_sim_result_t *r)
 {
     gpuest_sim_source_t src;
     script_source(&src, s);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.hooks.ctx = l;
-    o.hooks.load_done = on_load;
+    o.hooks.load_done = script_on_load;
     gpuest_error_t e = {0};
     gpuest_err rc = gpuest_sim_run(c, &src, &o, r, &e);
     if (rc != GPUEST_OK)
@@ -121,8 +90,8 @@ static void check_dependence(int dependent)
     machine(&c, 1);
     script_t s = {0};
     script_inst_t p[] = {load(A, 1, -1), alu(2, dependent ? 1 : -1, -1), load(A + 4096, 3, 2)};
-    kernel(&s, 0, NULL, 1, 3, p);
-    loads_t l = {0};
+    script_kernel(&s, 0, NULL, 1, 3, p);
+    script_loads_t l = {0};
     gpuest_sim_result_t r;
     run(&c, &s, &l, &r);
     assert_int_equal(l.n, 2);
@@ -159,8 +128,8 @@ static void test_waw_stalls(void **st)
     machine(&c, 1);
     script_t s = {0};
     script_inst_t p[] = {load(A, 1, -1), load(A + 4096, 1, -1)};
-    kernel(&s, 0, NULL, 1, 2, p);
-    loads_t l = {0};
+    script_kernel(&s, 0, NULL, 1, 2, p);
+    script_loads_t l = {0};
     gpuest_sim_result_t r;
     run(&c, &s, &l, &r);
     assert_int_equal(l.n, 2);
@@ -182,8 +151,8 @@ static void test_loads_in_flight(void **st)
     script_inst_t p[9];
     for (int k = 0; k < 9; k++) /* distinct L1 sets: the L1 reserves a way per miss (4-way sets) */
         p[k] = load(A + (uint64_t)k * (8192 + 128), 10 + k, -1);
-    kernel(&s, 0, NULL, 1, 9, p);
-    loads_t l = {0};
+    script_kernel(&s, 0, NULL, 1, 9, p);
+    script_loads_t l = {0};
     gpuest_sim_result_t r;
     run(&c, &s, &l, &r);
     assert_int_equal(l.n, 9);
@@ -216,9 +185,9 @@ static uint64_t icache_kernel_cycles(int perfect, gpuest_sim_result_t *keep)
     machine(&c, perfect);
     script_t s = {0};
     script_inst_t p[] = {alu(1, -1, -1)};
-    kernel(&s, 0, "k", 1, 1, p);
-    kernel(&s, 1, "k", 2, 1, p);
-    loads_t l = {0};
+    script_kernel(&s, 0, "k", 1, 1, p);
+    script_kernel(&s, 1, "k", 2, 1, p);
+    script_loads_t l = {0};
     gpuest_sim_result_t r;
     run(&c, &s, &l, &r);
     assert_int_equal(r.num_kernels, 2);
@@ -263,8 +232,8 @@ static void test_icache_lines(void **st)
     script_inst_t many[SCRIPT_MAX_INSTS];
     for (int k = 0; k < SCRIPT_MAX_INSTS; k++)
         many[k] = alu(1 + k % 4, -1, -1);
-    kernel(&s, 0, NULL, 1, SCRIPT_MAX_INSTS, many);
-    loads_t l = {0};
+    script_kernel(&s, 0, NULL, 1, SCRIPT_MAX_INSTS, many);
+    script_loads_t l = {0};
     gpuest_sim_result_t r;
     run(&c, &s, &l, &r);
     assert_int_equal(SCRIPT_MAX_INSTS * GPUEST_GEN_INST_BYTES, 256);
@@ -287,8 +256,8 @@ static void test_const_cache(void **st)
     machine(&c, 0);
     script_t s = {0};
     script_inst_t p[] = {cread(0, 1, -1), cread(4, 2, 1), cread(64, 3, 2), alu(4, 3, -1)};
-    kernel(&s, 0, NULL, 1, 4, p);
-    loads_t l = {0};
+    script_kernel(&s, 0, NULL, 1, 4, p);
+    script_loads_t l = {0};
     gpuest_sim_result_t r;
     run(&c, &s, &l, &r);
     assert_int_equal(r.total.l1c_accesses, 3);
@@ -314,8 +283,8 @@ static void test_const_perfect(void **st)
     machine(&c, 1);
     script_t s = {0};
     script_inst_t p[] = {cread(0, 1, -1), cread(64, 2, 1)};
-    kernel(&s, 0, NULL, 1, 2, p);
-    loads_t l = {0};
+    script_kernel(&s, 0, NULL, 1, 2, p);
+    script_loads_t l = {0};
     gpuest_sim_result_t r;
     run(&c, &s, &l, &r);
     assert_int_equal(r.total.l1c_misses, 0);

@@ -42,18 +42,6 @@ static void preset(gpuest_config_t *c, const char *name)
     assert_int_equal(gpuest_config_preset(c, name, &e), GPUEST_OK);
 }
 
-static void one_warp_kernel(script_t *s, int k, int n, const script_inst_t *insts)
-{
-    script_kernel_t *kk = &s->kernels[k];
-    memset(kk, 0, sizeof *kk);
-    kk->ctas = 1;
-    kk->warps_per_cta = 1;
-    kk->regs_per_thread = 16;
-    kk->ninsts = n;
-    memcpy(kk->insts, insts, (size_t)n * sizeof *insts);
-    if (k + 1 > s->nkernels)
-        s->nkernels = k + 1;
-}
 
 static gpuest_err run(const gpuest_config_t *c, script_t *s, gpuest_sim_opts_t *o, gpuest_sim_result_t *r,
                       gpuest_error_t *e)
@@ -64,25 +52,7 @@ static gpuest_err run(const gpuest_config_t *c, script_t *s, gpuest_sim_opts_t *
 }
 
 /* ------------------------------------------------------------ L1 hit */
-typedef struct {
-    int n;
-    uint64_t issue[8], done[8];
-    int hits[8], misses[8];
-} loads_t;
 
-static void on_load(void *ctx, int sm, int slot, uint64_t issue, uint64_t done, int hits, int misses)
-{
-    (void)sm;
-    (void)slot;
-    loads_t *l = ctx;
-    if (l->n < 8) {
-        l->issue[l->n] = issue;
-        l->done[l->n] = done;
-        l->hits[l->n] = hits;
-        l->misses[l->n] = misses;
-        l->n++;
-    }
-}
 
 static void check_l1_hit(const char *name)
 {
@@ -92,12 +62,12 @@ static void check_l1_hit(const char *name)
     script_t s = {0};
     /* the second load's address depends on the first's value: it issues after the fill */
     script_inst_t p[] = {load_reg(A, 1, -1), load_reg(A, 2, 1)};
-    one_warp_kernel(&s, 0, 2, p);
-    loads_t l = {0};
+    script_kernel(&s, 0, NULL, 1, 2, p);
+    script_loads_t l = {0};
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.hooks.ctx = &l;
-    o.hooks.load_done = on_load;
+    o.hooks.load_done = script_on_load;
     gpuest_sim_result_t r;
     gpuest_error_t e = {0};
     assert_int_equal(run(&c, &s, &o, &r, &e), GPUEST_OK);
@@ -155,8 +125,8 @@ static void check_isolated(const char *name)
     /* kernel 0 reads A from DRAM; kernel 1 starts with a cold L1 and hits the L2 */
     script_t s = {0};
     script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A)};
-    one_warp_kernel(&s, 0, 1, p);
-    one_warp_kernel(&s, 1, 1, p);
+    script_kernel(&s, 0, NULL, 1, 1, p);
+    script_kernel(&s, 1, NULL, 1, 1, p);
     gpuest_sim_result_t r;
     assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
     assert_int_equal(r.num_kernels, 2);
@@ -230,9 +200,9 @@ static void test_dram_rows_fermi(void **st)
     script_t s = {0};
     script_inst_t p0[] = {mem(GPUEST_MEM_LOAD, A)}, p1[] = {mem(GPUEST_MEM_LOAD, A + 128)},
                   p2[] = {mem(GPUEST_MEM_LOAD, A + far)};
-    one_warp_kernel(&s, 0, 1, p0);
-    one_warp_kernel(&s, 1, 1, p1);
-    one_warp_kernel(&s, 2, 1, p2);
+    script_kernel(&s, 0, NULL, 1, 1, p0);
+    script_kernel(&s, 1, NULL, 1, 1, p1);
+    script_kernel(&s, 2, NULL, 1, 1, p2);
     gpuest_sim_result_t r;
     gpuest_error_t e = {0};
     assert_int_equal(run(&c, &s, NULL, &r, &e), GPUEST_OK);
@@ -264,13 +234,13 @@ static void check_sched(gpuest_warp_sched_t sched, uint64_t load0, uint64_t load
     c.core.perfect_inst_const_cache = 1;
     script_t s = {0};
     script_inst_t p[] = {compute(10), mem(GPUEST_MEM_LOAD, A)};
-    one_warp_kernel(&s, 0, 2, p);
+    script_kernel(&s, 0, NULL, 1, 2, p);
     s.kernels[0].warps_per_cta = 2;
-    loads_t l = {0};
+    script_loads_t l = {0};
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.hooks.ctx = &l;
-    o.hooks.load_done = on_load;
+    o.hooks.load_done = script_on_load;
     gpuest_sim_result_t r;
     gpuest_error_t e = {0};
     assert_int_equal(run(&c, &s, &o, &r, &e), GPUEST_OK);
@@ -304,7 +274,7 @@ static void test_store_barrier_atomic(void **st)
     script_t s = {0};
     script_inst_t p[] = {mem(GPUEST_MEM_STORE, A), barrier(), mem(GPUEST_MEM_LOAD, A),
                          mem(GPUEST_MEM_ATOMIC, A + 4096), compute(3)};
-    one_warp_kernel(&s, 0, 5, p);
+    script_kernel(&s, 0, NULL, 1, 5, p);
     s.kernels[0].warps_per_cta = 4;
     s.kernels[0].ctas = 3;
     gpuest_sim_result_t r;
@@ -329,7 +299,7 @@ static void stall_reply(void *ctx, const gpuest_sim_req_info_t *q, const uint8_t
 
 /* ------------------------------------------------------------ the reply hook's effects, by hand */
 typedef struct {
-    loads_t l;               /* first: on_load takes the same pointer */
+    script_loads_t l;               /* first: script_on_load takes the same pointer */
     gpuest_sim_reply_t set;  /* what the hook answers (flits 0: keep the uncompressed size) */
     int calls;
 } reply_ctx_t;
@@ -356,12 +326,12 @@ static uint64_t one_load(int hooked, gpuest_sim_reply_t set, gpuest_sim_result_t
     preset(&c, "fermi");
     script_t s = {0};
     script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A)};
-    one_warp_kernel(&s, 0, 1, p);
+    script_kernel(&s, 0, NULL, 1, 1, p);
     reply_ctx_t x = {.set = set};
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.hooks.ctx = &x;
-    o.hooks.load_done = on_load;
+    o.hooks.load_done = script_on_load;
     if (hooked)
         o.hooks.mc_reply = fixed_reply;
     gpuest_error_t e = {0};
@@ -419,7 +389,7 @@ static void test_watchdog(void **st)
     preset(&c, "fermi");
     script_t s = {0};
     script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A)};
-    one_warp_kernel(&s, 0, 1, p);
+    script_kernel(&s, 0, NULL, 1, 1, p);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.watchdog_cycles = 3000;
@@ -438,7 +408,7 @@ static void test_cta_too_big(void **st)
     preset(&c, "fermi");
     script_t s = {0};
     script_inst_t p[] = {compute(1)};
-    one_warp_kernel(&s, 0, 1, p);
+    script_kernel(&s, 0, NULL, 1, 1, p);
     s.kernels[0].warps_per_cta = (uint32_t)c.core.warps_per_sm + 1;
     gpuest_sim_result_t r;
     gpuest_error_t e = {0};
@@ -454,7 +424,7 @@ static void test_max_instructions(void **st)
     preset(&c, "fermi");
     script_t s = {0};
     script_inst_t p[] = {compute(1000)};
-    one_warp_kernel(&s, 0, 1, p);
+    script_kernel(&s, 0, NULL, 1, 1, p);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.max_instructions = 100;

@@ -25,18 +25,6 @@ static void preset(gpuest_config_t *c, const char *name)
     c->core.perfect_inst_const_cache = 1;
 }
 
-static void kernel(script_t *s, int k, uint32_t ctas, int n, const script_inst_t *insts)
-{
-    script_kernel_t *kk = &s->kernels[k];
-    memset(kk, 0, sizeof *kk);
-    kk->ctas = ctas;
-    kk->warps_per_cta = 1;
-    kk->regs_per_thread = 16;
-    kk->ninsts = n;
-    memcpy(kk->insts, insts, (size_t)n * sizeof *insts);
-    if (k + 1 > s->nkernels)
-        s->nkernels = k + 1;
-}
 
 static gpuest_err run(const gpuest_config_t *c, script_t *s, gpuest_sim_opts_t *o, gpuest_sim_result_t *r)
 {
@@ -78,7 +66,7 @@ static uint64_t mshr_run(int mshrs, misses_t *m)
     c.l1.mshrs = mshrs;
     script_t s = {0};
     script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A, 128, 0), mem(GPUEST_MEM_LOAD, A + 65536, 128, 1)};
-    kernel(&s, 0, 2, 2, p);
+    script_kernel(&s, 0, NULL, 2, 2, p);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     memset(m, 0, sizeof *m);
@@ -124,9 +112,9 @@ static void test_l2_write_back_fetch_on_write(void **st)
     script_t s = {0};
     script_inst_t store[] = {mem(GPUEST_MEM_STORE, A, 4, -1)}; /* one whole line */
     script_inst_t fill_set[] = {mem(GPUEST_MEM_LOAD, A + 49152, 49152, -1)}; /* 32 lines of A's set */
-    kernel(&s, 0, 1, 1, store);
-    kernel(&s, 1, 1, 1, store);
-    kernel(&s, 2, 1, 1, fill_set);
+    script_kernel(&s, 0, NULL, 1, 1, store);
+    script_kernel(&s, 1, NULL, 1, 1, store);
+    script_kernel(&s, 2, NULL, 1, 1, fill_set);
     gpuest_sim_result_t r;
     assert_int_equal(run(&c, &s, NULL, &r), GPUEST_OK);
     const gpuest_sim_stats_t *k0 = &r.kernels[0], *k1 = &r.kernels[1], *k2 = &r.kernels[2];
@@ -155,7 +143,7 @@ static void merge_run(int merge, uint64_t expect_misses, uint64_t expect_merges,
     c.l2.mshr_merge = merge;
     script_t s = {0};
     script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A, 4, -1)};
-    kernel(&s, 0, 5, 1, p); /* five CTAs on five SMs read line A at the same time */
+    script_kernel(&s, 0, NULL, 5, 1, p); /* five CTAs on five SMs read line A at the same time */
     gpuest_sim_result_t r;
     assert_int_equal(run(&c, &s, NULL, &r), GPUEST_OK);
     assert_int_equal(r.total.read_requests, 5);
@@ -199,7 +187,7 @@ static void test_sub_partitions(void **st)
         preset(&c, mesh ? "mesh56" : "fermi");
         script_t s = {0};
         script_inst_t p[] = {mem(GPUEST_MEM_LOAD, A + 256 * 3, 8, -1)}; /* lines A + 768 and A + 896 */
-        kernel(&s, 0, 1, 1, p);
+        script_kernel(&s, 0, NULL, 1, 1, p);
         accepts_t a = {0};
         gpuest_sim_opts_t o;
         gpuest_sim_opts_default(&o);
