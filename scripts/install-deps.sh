@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages gpuest needs that are missing (as root, or via sudo).
 set -eu
-packages="build-essential cmake pkg-config libgsl-dev libcsv-dev libfann-dev libcmocka-dev libinih-dev liblzma-dev"
+packages="build-essential cmake pkg-config libgsl-dev libcsv-dev libfann-dev libcmocka-dev libinih-dev liblzma-dev libsqlite3-dev sqlite3 openmpi-bin libopenmpi-dev"
 missing=""
 for p in $packages; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -14,5 +14,7 @@ int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_sample(int argc, char **argv);
 int cli_cmd_estimate(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
+int cli_cmd_sweep(int argc, char **argv);
+int cli_cmd_results(int argc, char **argv);
 
 #endif

@@ -24,6 +24,8 @@ static const command_entry commands[] = {
     {"calibrate", cli_cmd_calibrate, "fit the analytical model to simulated runs of a workload"},
     {"estimate", cli_cmd_estimate, "calibrated analytical estimate of IPC / AMAT / network load with intervals"},
     {"validate", cli_cmd_validate, "estimates against full detailed runs on held-out configurations"},
+    {"sweep", cli_cmd_sweep, "design-space sweep into a SQLite database (local workers or Open MPI), resumable"},
+    {"results", cli_cmd_results, "a sweep database as a table or CSV, filtered with --where"},
 };
 
 static void print_help(FILE *out)
