@@ -247,7 +247,13 @@ int cli_cmd_sweep(int argc, char **argv)
     int rc = parse(&o, argc, argv);
     if (rc >= 0)
         return rc;
-    if (gpuest_sweep_mpi_launched() && gpuest_sweep_mpi_available() && !o.list)
+    if (gpuest_sweep_mpi_launched() && !gpuest_sweep_mpi_available() && !o.list) {
+        /* every rank would run the whole sweep on one database */
+        fprintf(stderr, "gpuest %s: started by mpirun, but this gpuest was built without Open MPI (install "
+                        "libopenmpi-dev, reconfigure and rebuild)\n", CMD);
+        return 2;
+    }
+    if (gpuest_sweep_mpi_launched() && !o.list)
         return run_mpi(&o);
     gpuest_sweep_spec_t spec;
     gpuest_sweep_point_t *pts = NULL;

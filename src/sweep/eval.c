@@ -84,9 +84,9 @@ static void now_iso(char *buf, size_t cap)
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
-    char base[32];
+    char base[24];
     strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, cap, "%s.%03dZ", base, (int)(ts.tv_nsec / 1000000));
+    snprintf(buf, cap, "%.19s.%03dZ", base, (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
 /* ------------------------------------------------------------ estimate */
