@@ -355,6 +355,9 @@ gpuest_err gpuest_sweep_points(const gpuest_sweep_spec_t *spec, gpuest_sweep_mod
     int nsc = mode == GPUEST_SWEEP_NOC ? 1 : spec->scales.n;
     size_t total = (size_t)rows * (size_t)spec->techniques.n * (size_t)nw * (size_t)nsc * (size_t)spec->seeds.n;
     gpuest_sweep_point_t *pts = NULL;
+    if (rc == GPUEST_OK && total > GPUEST_SWEEP_MAX_POINTS)
+        rc = gpuest_fail(err, GPUEST_ERANGE, "%s: %zu points (at most %d in one sweep: split the spec)", spec->origin,
+                         total, GPUEST_SWEEP_MAX_POINTS);
     if (rc == GPUEST_OK && !(pts = calloc(total ? total : 1, sizeof *pts)))
         rc = gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
     size_t k = 0;

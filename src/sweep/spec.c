@@ -115,12 +115,14 @@ static int parse_num(const char *s, size_t len, double *out, int *is_int)
     return 1;
 }
 
+/* Range values to 12 significant digits: 0.05 + 1 x 0.1 is the 0.15 the user meant, not
+ * 0.15000000000000002 (the step's binary rounding). */
 static void fmt_value(char *buf, size_t cap, double v, int integer)
 {
     if (integer)
         snprintf(buf, cap, "%.0f", v);
     else
-        gpuest_fmt_double(buf, cap, v);
+        snprintf(buf, cap, "%.12g", v);
 }
 
 static gpuest_err parse_range(const char *value, const char *dots, gpuest_sweep_axis_t *a, gpuest_error_t *err)

@@ -115,6 +115,9 @@ typedef struct {
     int packet_flits;              /* noc mode: packet size (0: default) */
 } gpuest_sweep_point_t;
 
+/* Points one sweep may hold (each keeps its resolved machine in memory, about 2.4 KB). */
+#define GPUEST_SWEEP_MAX_POINTS 1000000
+
 /* Every point of spec in mode, in a fixed order: design rows, then techniques, workloads,
  * scales, seeds (innermost). A value a key refuses or a machine that fails validation is an
  * error naming the spec line. */

@@ -12,6 +12,7 @@
     X(trace_csv)                                                                                                       \
     X(learn_model)                                                                                                     \
     X(calib)                                                                                                           \
+    X(sweep_spec)                                                                                                      \
     X(decode_none)                                                                                                     \
     X(decode_bdi)                                                                                                      \
     X(decode_fpc)                                                                                                      \

@@ -25,10 +25,15 @@ static void ranges_expand(void **state)
     gpuest_error_t err;
     assert_int_equal(parse("[sweep]\npreset = mesh56\n[axes]\nl2.hit_latency = 60..180 step 40\n"
                            "noc.buffer_flits = 2..16 times 2\ncore.clock_mhz = 700..1400 count 3\n"
-                           "noc.vcs = 2, 4 ,8\n",
+                           "noc.vcs = 2, 4 ,8\ntraffic.rate = 0.05..0.45 step 0.1\n",
                            &s, &err),
                      GPUEST_OK);
-    assert_int_equal(s.naxes, 4);
+    assert_int_equal(s.naxes, 5);
+    /* decimal steps give the decimals written, not their binary sums */
+    const char *want4[] = {"0.05", "0.15", "0.25", "0.35", "0.45"};
+    assert_int_equal(s.axes[4].nvalues, 5);
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(s.axes[4].values[i], want4[i]);
     const char *want0[] = {"60", "100", "140", "180"};
     assert_int_equal(s.axes[0].nvalues, 4);
     for (int i = 0; i < 4; i++)
