@@ -170,6 +170,7 @@ static int run_master(const sweep_opts *o, const gpuest_sweep_spec_t *spec, gpue
     fflush(stdout);
     gpuest_progress_t *bar = cli_progress(CMD, n - have);
     gpuest_progress_set_unit(bar, "points");
+    gpuest_progress_show_count(bar);
     size_t failed = 0;
     double t0 = now_s();
     if (mpi_size > 1)

@@ -108,6 +108,8 @@ void gpuest_progress_update(gpuest_progress_t *p, uint64_t done);
 void gpuest_progress_set_aux_unit(gpuest_progress_t *p, const char *unit);
 void gpuest_progress_update_aux(gpuest_progress_t *p, uint64_t done, uint64_t aux);
 void gpuest_progress_finish(gpuest_progress_t *p); /* ends the line and frees */
+/* Also shows "done/total" (e.g. sweep points) after the percentage. */
+void gpuest_progress_show_count(gpuest_progress_t *p);
 
 /* ---------------------------------------------------------------- packet size
  * The one packet-size rule of the project, used by the simulator, the model and

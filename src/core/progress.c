@@ -15,6 +15,7 @@ struct gpuest_progress_s {
     uint64_t total;
     double start_s;
     double last_draw_s;
+    int show_count; /* 1: "done/total" after the percentage */
 };
 
 static double monotonic_seconds(void)
@@ -64,6 +65,8 @@ static void draw(gpuest_progress_t *p, uint64_t done, double now)
     double elapsed = now - p->start_s;
     double rate = elapsed > 0 ? (double)done / elapsed : 0.0;
     fprintf(p->stream, "\r%s [%s] %5.1f%%", p->label, bar, frac * 100.0);
+    if (p->show_count)
+        fprintf(p->stream, "  %llu/%llu", (unsigned long long)done, (unsigned long long)p->total);
     if (p->unit[0])
         fprintf(p->stream, "  %.0f %s/s", rate, p->unit);
     if (p->aux_unit[0])
@@ -109,4 +112,10 @@ void gpuest_progress_finish(gpuest_progress_t *p)
     fputc('\n', p->stream);
     fflush(p->stream);
     free(p);
+}
+
+void gpuest_progress_show_count(gpuest_progress_t *p)
+{
+    if (p)
+        p->show_count = 1;
 }

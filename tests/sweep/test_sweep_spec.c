@@ -266,6 +266,24 @@ static void result_round_trip(void **state)
     free(msg);
 }
 
+/* The sweep's bar shows points done out of the total (the count the progress bar was told). */
+static void progress_shows_count(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    gpuest_progress_t *p = gpuest_progress_create_forced(f, "sweep", 36);
+    gpuest_progress_set_unit(p, "points");
+    gpuest_progress_show_count(p);
+    gpuest_progress_update(p, 7);
+    gpuest_progress_finish(p);
+    rewind(f);
+    char buf[512] = {0};
+    assert_true(fread(buf, 1, sizeof buf - 1, f) > 0);
+    assert_non_null(strstr(buf, "36/36"));
+    assert_non_null(strstr(buf, "points/s"));
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,7 +291,7 @@ int main(void)
         cmocka_unit_test(bad_values_name_the_axis_line), cmocka_unit_test(grid_points_in_order),
         cmocka_unit_test(duplicate_points_refused), cmocka_unit_test(lhs_one_row_per_stratum),
         cmocka_unit_test(sobol_known_points),     cmocka_unit_test(axis_value_map),
-        cmocka_unit_test(result_round_trip),
+        cmocka_unit_test(result_round_trip),      cmocka_unit_test(progress_shows_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
