@@ -64,8 +64,11 @@ static gpuest_err check_meta(gpuest_sweep_db_t *db, const gpuest_sweep_spec_t *s
                              gpuest_error_t *err)
 {
     GPUEST_TRY(exec(db, "BEGIN IMMEDIATE", err));
-    char hash[64], have_mode[32];
-    gpuest_err rc = meta_get(db, "spec_hash", hash, sizeof hash, err);
+    /* the tables and the spec in one transaction: a kill while creating leaves an empty file */
+    gpuest_err rc = exec(db, GPUEST_SWEEP_DB_SCHEMA, err);
+    char hash[64] = "", have_mode[32] = "";
+    if (rc == GPUEST_OK)
+        rc = meta_get(db, "spec_hash", hash, sizeof hash, err);
     if (rc == GPUEST_OK)
         rc = meta_get(db, "mode", have_mode, sizeof have_mode, err);
     if (rc == GPUEST_OK && hash[0] == '\0') {
@@ -122,8 +125,6 @@ gpuest_err gpuest_sweep_db_open(const char *path, const gpuest_sweep_spec_t *spe
      * killed (the log is in the OS's hands); only a power loss can drop the last ones, and it
      * never leaves a half-written transaction. */
     gpuest_err rc = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
-    if (rc == GPUEST_OK)
-        rc = exec(db, GPUEST_SWEEP_DB_SCHEMA, err);
     if (rc == GPUEST_OK)
         rc = check_meta(db, spec, mode, err);
     if (rc != GPUEST_OK) {

@@ -440,7 +440,7 @@ gpuest_err gpuest_sweep_spec_parse(const char *text, const char *origin, gpuest_
     spec->design_seed = 1;
     snprintf(spec->traffic, sizeof spec->traffic, "uniform");
     spec->rate = 0.1;
-    spec->sample_period = 1000;
+    spec->sample_period = 10000; /* as gpuest noc */
     spec_state st = {.spec = spec, .text = text, .err = err};
     int rc = ini_parse_stream(read_line, &st, on_ini, &st);
     gpuest_err e = st.status;

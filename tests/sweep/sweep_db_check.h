@@ -47,6 +47,17 @@ static inline void check_text(sqlite3 *db, const char *sql, char *buf, size_t ca
     sqlite3_finalize(st);
 }
 
+/* Runs with status ok (0 for a file killed before it had tables). */
+static inline long long check_ok_runs(const char *path)
+{
+    sqlite3 *db = check_open(path);
+    long long n = 0;
+    if (check_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs'"))
+        n = check_int(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'");
+    sqlite3_close(db);
+    return n;
+}
+
 /* Invariants that hold at any moment, finished or not: the file is sound, no point has two ok
  * runs, a point with an ok run has exactly nstats results, and no results exist without one. */
 static inline void check_consistent(const char *path, int nstats)
@@ -55,6 +66,15 @@ static inline void check_consistent(const char *path, int nstats)
     char ok[64];
     check_text(db, "PRAGMA integrity_check", ok, sizeof ok);
     assert_string_equal(ok, "ok");
+    /* killed before its first transaction: an empty file, and the tables come all or none */
+    long long tables = check_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                                     "('meta', 'points', 'point_keys', 'results', 'runs')");
+    if (tables == 0) {
+        sqlite3_close(db);
+        return;
+    }
+    assert_int_equal(tables, 5);
+    assert_int_equal(check_int(db, "SELECT COUNT(*) FROM meta WHERE key IN ('spec', 'spec_hash', 'mode')"), 3);
     assert_int_equal(check_int(db, "SELECT COUNT(*) FROM (SELECT point_id FROM runs WHERE status = 'ok' "
                                    "GROUP BY point_id HAVING COUNT(*) > 1)"),
                      0);

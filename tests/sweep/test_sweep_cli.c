@@ -1,6 +1,7 @@
 /* test_sweep_cli.c: 'gpuest sweep' and 'gpuest results' as a user runs them: kill -9 at random
  * moments then resume (every point exactly once, none half written, same results as an
  * uninterrupted run), worker counts, point errors on record, export, bad specs. */
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -99,12 +100,7 @@ static void kill9_then_resume(void **state)
     srand(seed);
     int killed_mid_run = 0;
     for (int k = 0; k < 4; k++) {
-        long long before = 0;
-        if (access(db, F_OK) == 0) {
-            sqlite3 *h = check_open(db);
-            before = check_int(h, "SELECT COUNT(*) FROM runs WHERE status = 'ok'");
-            sqlite3_close(h);
-        }
+        long long before = access(db, F_OK) == 0 ? check_ok_runs(db) : 0;
         pid = start_sweep(db);
         /* a moment in the first 70 % of a run (the resumed ones have less left to do) */
         double at = full * 0.7 * (double)rand() / RAND_MAX;
@@ -115,9 +111,7 @@ static void kill9_then_resume(void **state)
         killed_mid_run += WIFSIGNALED(status);
         if (access(db, F_OK) == 0) {
             check_consistent(db, NSTATS);
-            sqlite3 *h = check_open(db);
-            long long after = check_int(h, "SELECT COUNT(*) FROM runs WHERE status = 'ok'");
-            sqlite3_close(h);
+            long long after = check_ok_runs(db);
             assert_true(after >= before); /* nothing committed is lost */
             print_message("kill %d at %.2f s: %lld of %d points stored\n", k + 1, at, after, NPOINTS);
         }
@@ -238,6 +232,107 @@ static void results_export(void **state)
     assert_non_null(strstr(out, "nonsense_column"));
 }
 
+/* Field `col` (0-based) of the last line of a CSV file (the 'total' row of gpuest simulate). */
+static double csv_total_field(const char *path, int col)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[8192], last[8192] = "";
+    while (fgets(line, sizeof line, f))
+        snprintf(last, sizeof last, "%s", line);
+    fclose(f);
+    char *p = last;
+    for (int c = 0; c < col; c++) {
+        p = strchr(p, ',');
+        assert_non_null(p);
+        p++;
+    }
+    return strtod(p, NULL);
+}
+
+/* The simulate mode gives what 'gpuest simulate' prints for the same machine, workload and
+ * technique (the technique's hooks installed: BDI cuts bfs's reply flits). */
+static void simulate_mode_matches_simulate(void **state)
+{
+    (void)state;
+    char path[256], db[256], csv[256], args[1024];
+    snprintf(path, sizeof path, "%s/sweep_sim_%d.ini", GPUEST_BINARY_DIR, (int)getpid());
+    snprintf(db, sizeof db, "%s/sweep_sim_%d.sqlite", GPUEST_BINARY_DIR, (int)getpid());
+    snprintf(csv, sizeof csv, "%s/sweep_sim_%d.csv", GPUEST_BINARY_DIR, (int)getpid());
+    remove_db(db);
+    test_write_text(path, "[sweep]\npreset = mesh56\nmode = simulate\nworkloads = bfs\nscales = tiny\n"
+                          "techniques = none, compression=bdi\n[axes]\nl2.hit_latency = 90\n");
+    snprintf(args, sizeof args, "sweep %s --db %s --jobs 2", path, db);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    sqlite3 *h = check_open(db);
+    double flits[2];
+    for (int t = 0; t < 2; t++) {
+        snprintf(args, sizeof args,
+                 "simulate --preset mesh56 --workload bfs --scale tiny --set l2.hit_latency=90 "
+                 "--set technique.compression=%s --csv %s",
+                 t ? "bdi" : "none", csv);
+        assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+        char sql[256];
+        /* columns of the simulate CSV: 3 cycles, 5 ipc, 13 reply_flits */
+        snprintf(sql, sizeof sql, "SELECT value FROM results WHERE point_id = %d AND stat = 'cycles'", t);
+        assert_true(check_double(h, sql) == csv_total_field(csv, 3));
+        snprintf(sql, sizeof sql, "SELECT value FROM results WHERE point_id = %d AND stat = 'reply_flits'", t);
+        flits[t] = check_double(h, sql);
+        assert_true(flits[t] == csv_total_field(csv, 13));
+        snprintf(sql, sizeof sql, "SELECT value FROM results WHERE point_id = %d AND stat = 'ipc'", t);
+        assert_true(fabs(check_double(h, sql) - csv_total_field(csv, 5)) <= 0.00005);
+    }
+    assert_true(flits[1] < flits[0]);
+    assert_int_equal(check_int(h, "SELECT COUNT(*) FROM results WHERE point_id = 1 AND stat = "
+                                  "'compression.mean_payload_bits'"),
+                     1);
+    char tech[64];
+    check_text(h, "SELECT technique FROM points WHERE id = 1", tech, sizeof tech);
+    assert_string_equal(tech, "compression=bdi");
+    sqlite3_close(h);
+    remove(path);
+    remove(csv);
+    remove_db(db);
+}
+
+/* The noc mode measures what 'gpuest noc' measures for the same network and traffic. */
+static void noc_mode_matches_noc(void **state)
+{
+    (void)state;
+    char path[256], db[256], csv[256], args[1024];
+    snprintf(path, sizeof path, "%s/sweep_noc_%d.ini", GPUEST_BINARY_DIR, (int)getpid());
+    snprintf(db, sizeof db, "%s/sweep_noc_%d.sqlite", GPUEST_BINARY_DIR, (int)getpid());
+    snprintf(csv, sizeof csv, "%s/sweep_noc_%d.csv", GPUEST_BINARY_DIR, (int)getpid());
+    remove_db(db);
+    test_write_text(path, "[sweep]\npreset = mesh56\nmode = noc\n[noc]\ntraffic = uniform\nsample_period = 1000\n"
+                          "[axes]\nnoc.vcs = 2\ntraffic.rate = 0.1, 0.3\n");
+    snprintf(args, sizeof args, "sweep %s --db %s --jobs 2", path, db);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    sqlite3 *h = check_open(db);
+    static const char *const rates[] = {"0.1", "0.3"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "noc --preset mesh56 --traffic uniform --vcs 2 --rate %s --sample-period 1000 --csv %s",
+                 rates[i], csv);
+        assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+        char sql[256];
+        /* gpuest noc's columns: 8 avg_packet_latency, 10 accepted_rate (6 significant digits) */
+        snprintf(sql, sizeof sql, "SELECT value FROM results WHERE point_id = %d AND stat = 'latency'", i);
+        double lat = check_double(h, sql);
+        assert_true(fabs(lat - csv_total_field(csv, 8)) <= 1e-5 * lat);
+        snprintf(sql, sizeof sql, "SELECT value FROM results WHERE point_id = %d AND stat = 'accepted'", i);
+        double acc = check_double(h, sql);
+        assert_true(fabs(acc - csv_total_field(csv, 10)) <= 1e-5 * acc);
+    }
+    char wl[32];
+    check_text(h, "SELECT workload FROM points WHERE id = 1", wl, sizeof wl);
+    assert_string_equal(wl, "uniform");
+    assert_int_equal(check_int(h, "SELECT COUNT(*) FROM points WHERE scale IS NULL AND mode = 'noc'"), 2);
+    sqlite3_close(h);
+    remove(path);
+    remove(csv);
+    remove_db(db);
+}
+
 /* A bad spec: exit 2 naming file:line, and no database is made. */
 static void bad_spec_exit_2(void **state)
 {
@@ -260,7 +355,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kill9_then_resume),         cmocka_unit_test(workers_do_not_change_results),
         cmocka_unit_test(point_errors_are_recorded), cmocka_unit_test(results_export),
-        cmocka_unit_test(bad_spec_exit_2),
+        cmocka_unit_test(bad_spec_exit_2),           cmocka_unit_test(simulate_mode_matches_simulate),
+        cmocka_unit_test(noc_mode_matches_noc),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
