@@ -148,7 +148,7 @@ static int run_master(const sweep_opts *o, const gpuest_sweep_spec_t *spec, gpue
     if (rc == GPUEST_OK && !done)
         rc = gpuest_fail(&err, GPUEST_ENOMEM, "out of memory");
     if (rc == GPUEST_OK)
-        rc = gpuest_sweep_db_done(db, n, done, &err);
+        rc = gpuest_sweep_db_done(db, pts, n, done, &err);
     if (rc != GPUEST_OK) {
         master_fatal = 1;
         free(done);

@@ -143,20 +143,33 @@ void gpuest_sweep_db_close(gpuest_sweep_db_t *db)
     free(db);
 }
 
-gpuest_err gpuest_sweep_db_done(gpuest_sweep_db_t *db, size_t n, unsigned char *done, gpuest_error_t *err)
+gpuest_err gpuest_sweep_db_done(gpuest_sweep_db_t *db, const gpuest_sweep_point_t *pts, size_t n,
+                                unsigned char *done, gpuest_error_t *err)
 {
     memset(done, 0, n);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->db, "SELECT DISTINCT point_id FROM runs WHERE status = 'ok'", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db->db,
+                           "SELECT p.id, p.hash FROM points p WHERE EXISTS (SELECT 1 FROM runs r WHERE r.point_id = p.id "
+                           "AND r.status = 'ok')",
+                           -1, &st, NULL) != SQLITE_OK)
         return db_fail(db, err, "reading runs");
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = SQLITE_DONE;
+    gpuest_err e = GPUEST_OK;
+    while (e == GPUEST_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 id = sqlite3_column_int64(st, 0);
-        if (id >= 0 && (size_t)id < n)
+        const char *hash = (const char *)sqlite3_column_text(st, 1);
+        if (id < 0 || (size_t)id >= n || !hash || strcmp(hash, pts[id].hash) != 0)
+            /* same spec text, other points: another gpuest (a preset or a key's default changed) */
+            e = gpuest_fail(err, GPUEST_EMISMATCH,
+                            "%s: point %lld was stored with another machine or workload than this gpuest builds "
+                            "from the spec (hash %s, now %s): give another --db",
+                            db->path, (long long)id, hash ? hash : "?", id >= 0 && (size_t)id < n ? pts[id].hash : "-");
+        else
             done[id] = 1;
     }
     sqlite3_finalize(st);
+    if (e != GPUEST_OK)
+        return e;
     return rc == SQLITE_DONE ? GPUEST_OK : db_fail(db, err, "reading runs");
 }
 

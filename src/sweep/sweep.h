@@ -165,8 +165,10 @@ typedef struct gpuest_sweep_db_s gpuest_sweep_db_t;
 gpuest_err gpuest_sweep_db_open(const char *path, const gpuest_sweep_spec_t *spec, gpuest_sweep_mode_t mode,
                                 gpuest_sweep_db_t **out, gpuest_error_t *err);
 void gpuest_sweep_db_close(gpuest_sweep_db_t *db);
-/* done[i] = 1 for each point i < n that has a run with status 'ok'. */
-gpuest_err gpuest_sweep_db_done(gpuest_sweep_db_t *db, size_t n, unsigned char *done, gpuest_error_t *err);
+/* done[i] = 1 for each point i < n that has a run with status 'ok'. A stored point whose hash is
+ * not pts[i].hash (the same spec expanded differently by another gpuest) is GPUEST_EMISMATCH. */
+gpuest_err gpuest_sweep_db_done(gpuest_sweep_db_t *db, const gpuest_sweep_point_t *pts, size_t n,
+                                unsigned char *done, gpuest_error_t *err);
 /* One transaction: the point, its axis values, its results (replacing none: a point is stored once)
  * and its run row. */
 gpuest_err gpuest_sweep_db_store(gpuest_sweep_db_t *db, const gpuest_sweep_spec_t *spec, const gpuest_sweep_point_t *p,

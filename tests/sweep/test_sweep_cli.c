@@ -130,6 +130,25 @@ static void kill9_then_resume(void **state)
     remove_db(db);
 }
 
+/* A database whose stored point is not the point this gpuest builds from the same spec (another
+ * version changed a default) is refused rather than completed with a mix. */
+static void resume_checks_point_identity(void **state)
+{
+    (void)state;
+    char db[256], args[1024];
+    snprintf(db, sizeof db, "%s/sweep_ident_%d.sqlite", GPUEST_BINARY_DIR, (int)getpid());
+    remove_db(db);
+    snprintf(args, sizeof args, "sweep %s --db %s --jobs 2", spec, db);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    sqlite3 *h = check_open(db);
+    assert_int_equal(sqlite3_exec(h, "UPDATE points SET hash = '0123456789abcdef' WHERE id = 5", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
+    assert_non_null(strstr(out, "point 5 was stored with another machine"));
+    remove_db(db);
+}
+
 /* One worker or three: the same database. */
 static void workers_do_not_change_results(void **state)
 {
@@ -356,7 +375,7 @@ int main(void)
         cmocka_unit_test(kill9_then_resume),         cmocka_unit_test(workers_do_not_change_results),
         cmocka_unit_test(point_errors_are_recorded), cmocka_unit_test(results_export),
         cmocka_unit_test(bad_spec_exit_2),           cmocka_unit_test(simulate_mode_matches_simulate),
-        cmocka_unit_test(noc_mode_matches_noc),
+        cmocka_unit_test(noc_mode_matches_noc),      cmocka_unit_test(resume_checks_point_identity),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
