@@ -3,6 +3,7 @@
 #define GPUEST_COMMANDS_H
 
 int cli_cmd_config(int argc, char **argv);
+int cli_config_import(int argc, char **argv); /* 'config import' (cmd_config_import.c) */
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_compress(int argc, char **argv);
 int cli_cmd_workload(int argc, char **argv);
