@@ -15,5 +15,7 @@ int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_sample(int argc, char **argv);
 int cli_cmd_estimate(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
+int cli_cmd_plot(int argc, char **argv);
+int cli_cmd_report(int argc, char **argv);
 
 #endif

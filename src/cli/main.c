@@ -24,6 +24,8 @@ static const command_entry commands[] = {
     {"calibrate", cli_cmd_calibrate, "fit the analytical model to simulated runs of a workload"},
     {"estimate", cli_cmd_estimate, "calibrated analytical estimate of IPC / AMAT / network load with intervals"},
     {"validate", cli_cmd_validate, "estimates against full detailed runs on held-out configurations"},
+    {"plot", cli_cmd_plot, "a figure of a sweep's results database through gnuplot (png, svg)"},
+    {"report", cli_cmd_report, "one self-contained HTML page of a sweep's results database"},
 };
 
 static void print_help(FILE *out)

@@ -60,9 +60,8 @@ gpuest_err imp_cache_parse(const char *str, const char *what, imp_cache_t *out, 
              read_uint(&s, &out->assoc) && expect(&s, ',');
     if (ok) {
         stage = "<replacement L|F>:<write R|B|T|E|L>:<allocate m|f|s>:<write allocate N|W|F|L>[:<index L|H|P|X|C|B>]";
-        ok = read_char(&s, "LF", &out->rep) && expect(&s, ':') && read_char(&s, "RBTEL", &out->wr) &&
-             expect(&s, ':') && read_char(&s, "mfs", &out->alloc) && expect(&s, ':') &&
-             read_char(&s, "NWFL", &out->wr_alloc);
+        ok = read_char(&s, "LF", &out->rep) && expect(&s, ':') && read_char(&s, "RBTEL", &out->wr) && expect(&s, ':') &&
+             read_char(&s, "mfs", &out->alloc) && expect(&s, ':') && read_char(&s, "NWFL", &out->wr_alloc);
         if (ok && *s == ':')
             ok = expect(&s, ':') && read_char(&s, "LHPXCB", &out->index);
         ok = ok && expect(&s, ',');

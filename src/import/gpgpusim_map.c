@@ -144,7 +144,7 @@ static gpuest_err map_simple_ints(map_ctx *m)
         {"gpgpu_dram_buswidth", "dram", "chip_bytes"},
         {"gpgpu_dram_burst_length", "dram", "burst_length"},
         {"dram_data_command_freq_ratio", "dram", "data_rate"},
-        {"gpgpu_l1_latency", "l1", "hit_latency"},        /* Accel-Sim */
+        {"gpgpu_l1_latency", "l1", "hit_latency"},       /* Accel-Sim */
         {"gpgpu_smem_latency", "core", "shmem_latency"}, /* Accel-Sim */
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -193,8 +193,9 @@ static gpuest_err map_scheduler(map_ctx *m)
     if (o) {
         o->used = 1;
         if (strcmp(o->value, "gto") != 0 && strcmp(o->value, "lrr") != 0)
-            return gpuest_fail(m->err, GPUEST_EUNSUPPORTED, "%s:%d: -gpgpu_scheduler %s is not modelled (supported: gto, lrr)",
-                               m->origin, o->line, o->value);
+            return gpuest_fail(m->err, GPUEST_EUNSUPPORTED,
+                               "%s:%d: -gpgpu_scheduler %s is not modelled (supported: gto, lrr)", m->origin, o->line,
+                               o->value);
         GPUEST_TRY(set_str(m, "core", "scheduler", o->value, o));
     }
     long v = 0;
@@ -242,9 +243,10 @@ static gpuest_err map_dram_timing(map_ctx *m)
     o->used = 1;
     static const struct {
         const char *field, *key;
-    } table[] = {{"nbk", "banks"}, {"CCD", "tCCD"},       {"RRD", "tRRD"},   {"RCD", "tRCD"}, {"RAS", "tRAS"},
-                 {"RP", "tRP"},    {"RC", "tRC"},         {"CL", "tCL"},     {"WL", "WL"},    {"CDLR", "tCDLR"},
-                 {"WR", "tWR"},    {"nbkgrp", "bank_groups"}, {"CCDL", "tCCDL"}, {"RTPL", "tRTPL"}};
+    } table[] = {{"nbk", "banks"},  {"CCD", "tCCD"},   {"RRD", "tRRD"}, {"RCD", "tRCD"},
+                 {"RAS", "tRAS"},   {"RP", "tRP"},     {"RC", "tRC"},   {"CL", "tCL"},
+                 {"WL", "WL"},      {"CDLR", "tCDLR"}, {"WR", "tWR"},   {"nbkgrp", "bank_groups"},
+                 {"CCDL", "tCCDL"}, {"RTPL", "tRTPL"}};
     const size_t nfields = sizeof table / sizeof table[0];
     char *copy = gpuest_strdup(o->value);
     if (!copy)
@@ -287,8 +289,9 @@ static gpuest_err map_addr_mapping(map_ctx *m)
     char *e;
     long bit = strtol(at + 7, &e, 10);
     if (e == at + 7 || bit < 5 || bit > 20 || (*e != ';' && *e != '\0'))
-        return gpuest_fail(m->err, GPUEST_EPARSE, "%s:%d: -gpgpu_mem_addr_mapping '%s': expected dramid@<bit 5..20>;<mask>",
-                           m->origin, o->line, o->value);
+        return gpuest_fail(m->err, GPUEST_EPARSE,
+                           "%s:%d: -gpgpu_mem_addr_mapping '%s': expected dramid@<bit 5..20>;<mask>", m->origin,
+                           o->line, o->value);
     GPUEST_TRY(set_int(m, "mc", "interleave_bytes", 1L << bit, o));
     return note(m, o, "(bit mask)", "banks and rows follow gpuest's map (dram.row_bytes), not the mask");
 }

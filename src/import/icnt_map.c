@@ -28,8 +28,8 @@ static gpuest_err want_int(icnt_ctx *x, const imp_option_t *o, long lo, long hi,
 {
     int64_t v;
     if (gpuest_parse_i64(o->value, &v) != GPUEST_OK || v < lo || v > hi)
-        return gpuest_fail(x->err, GPUEST_EPARSE, "%s:%d: %s = %s: expected an integer in %ld..%ld", x->origin,
-                           o->line, o->name, o->value, lo, hi);
+        return gpuest_fail(x->err, GPUEST_EPARSE, "%s:%d: %s = %s: expected an integer in %ld..%ld", x->origin, o->line,
+                           o->name, o->value, lo, hi);
     *out = (long)v;
     return GPUEST_OK;
 }

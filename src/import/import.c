@@ -5,8 +5,8 @@
 
 #include "import_int.h"
 
-gpuest_err imp_set(gpuest_import_t *imp, const char *section, const char *key, const char *value,
-                   const char *origin, int line, const char *option, gpuest_error_t *err)
+gpuest_err imp_set(gpuest_import_t *imp, const char *section, const char *key, const char *value, const char *origin,
+                   int line, const char *option, gpuest_error_t *err)
 {
     GPUEST_TRY(gpuest_config_set_key(&imp->cfg, section, key, value, origin, line, err));
     char full[64];
@@ -187,8 +187,7 @@ static gpuest_err import_icnt(gpuest_import_t *imp, imp_options_t *gopts, const 
     return rc;
 }
 
-static gpuest_err import_all(gpuest_import_t *imp, const char *config_path, const char *icnt_path,
-                             gpuest_error_t *err)
+static gpuest_err import_all(gpuest_import_t *imp, const char *config_path, const char *icnt_path, gpuest_error_t *err)
 {
     char *text = NULL;
     GPUEST_TRY(read_text(config_path, &text, err));
@@ -236,15 +235,30 @@ void gpuest_import_free(gpuest_import_t *imp)
     free(imp);
 }
 
-const gpuest_config_t *gpuest_import_config(const gpuest_import_t *imp) { return &imp->cfg; }
-size_t gpuest_import_num_mapped(const gpuest_import_t *imp) { return imp->num_mapped; }
-const gpuest_import_mapped_t *gpuest_import_mapped(const gpuest_import_t *imp, size_t i) { return &imp->mapped[i]; }
-size_t gpuest_import_num_ignored(const gpuest_import_t *imp) { return imp->num_ignored; }
+const gpuest_config_t *gpuest_import_config(const gpuest_import_t *imp)
+{
+    return &imp->cfg;
+}
+size_t gpuest_import_num_mapped(const gpuest_import_t *imp)
+{
+    return imp->num_mapped;
+}
+const gpuest_import_mapped_t *gpuest_import_mapped(const gpuest_import_t *imp, size_t i)
+{
+    return &imp->mapped[i];
+}
+size_t gpuest_import_num_ignored(const gpuest_import_t *imp)
+{
+    return imp->num_ignored;
+}
 const gpuest_import_ignored_t *gpuest_import_ignored(const gpuest_import_t *imp, size_t i)
 {
     return &imp->ignored[i];
 }
-const char *gpuest_import_icnt_path(const gpuest_import_t *imp) { return imp->icnt_path; }
+const char *gpuest_import_icnt_path(const gpuest_import_t *imp)
+{
+    return imp->icnt_path;
+}
 
 gpuest_err gpuest_import_write_ini(const gpuest_import_t *imp, FILE *out)
 {
@@ -256,8 +270,8 @@ gpuest_err gpuest_import_write_ini(const gpuest_import_t *imp, FILE *out)
         fprintf(out, ";   %-28s = %-10s <- %s\n", imp->mapped[i].key, imp->mapped[i].value, imp->mapped[i].from);
     fprintf(out, ";\n; ignored (not modelled by gpuest):\n");
     for (size_t i = 0; i < imp->num_ignored; i++)
-        fprintf(out, ";   %s (%s)%s%s\n", imp->ignored[i].option, imp->ignored[i].from, imp->ignored[i].why[0] ? ": " : "",
-                imp->ignored[i].why);
+        fprintf(out, ";   %s (%s)%s%s\n", imp->ignored[i].option, imp->ignored[i].from,
+                imp->ignored[i].why[0] ? ": " : "", imp->ignored[i].why);
     fprintf(out, ";\n");
     return gpuest_config_write_ini(&imp->cfg, out);
 }

@@ -20,9 +20,9 @@ extern "C" {
 
 /* One gpuest key set from the imported files. */
 typedef struct {
-    char key[64];    /* "section.key" */
-    char value[64];  /* as written to the INI */
-    char from[256];  /* "file:line -option" the value came from */
+    char key[64];   /* "section.key" */
+    char value[64]; /* as written to the INI */
+    char from[256]; /* "file:line -option" the value came from */
 } gpuest_import_mapped_t;
 
 /* One option (or part of one) that the import read but gpuest does not model. */

@@ -56,8 +56,8 @@ struct gpuest_import_s {
 
 /* Sets section.key = value (range-checked by the config module, errors naming
  * origin:line) and records where it came from. */
-gpuest_err imp_set(gpuest_import_t *imp, const char *section, const char *key, const char *value,
-                   const char *origin, int line, const char *option, gpuest_error_t *err);
+gpuest_err imp_set(gpuest_import_t *imp, const char *section, const char *key, const char *value, const char *origin,
+                   int line, const char *option, gpuest_error_t *err);
 gpuest_err imp_set_int(gpuest_import_t *imp, const char *section, const char *key, long value, const char *origin,
                        int line, const char *option, gpuest_error_t *err);
 /* Records an option (or part) that is read but not modelled; why may be NULL. */

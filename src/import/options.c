@@ -5,8 +5,8 @@
 
 #include "import_int.h"
 
-static gpuest_err options_put(imp_options_t *o, const char *name, size_t name_len, const char *value,
-                              size_t value_len, int line, gpuest_error_t *err)
+static gpuest_err options_put(imp_options_t *o, const char *name, size_t name_len, const char *value, size_t value_len,
+                              int line, gpuest_error_t *err)
 {
     for (size_t i = 0; i < o->n; i++) /* a later option replaces an earlier one */
         if (strlen(o->v[i].name) == name_len && strncmp(o->v[i].name, name, name_len) == 0) {
@@ -73,8 +73,7 @@ typedef struct {
 } token_t;
 
 /* Reads the next token at *p (advancing *p and *line); 0 at the end of the text. */
-static gpuest_err next_token(const char **p, int *line, const char *origin, token_t *t, int *got,
-                             gpuest_error_t *err)
+static gpuest_err next_token(const char **p, int *line, const char *origin, token_t *t, int *got, gpuest_error_t *err)
 {
     const char *s = *p;
     *got = 0;
