@@ -335,14 +335,18 @@ static void write_blocks(rbuf_t *data, rbuf_t *script, xy_t *pts, size_t n, cons
     rbuf_puts(script, "\n");
 }
 
+int rep_is_rate_key(const char *key)
+{
+    size_t n = strlen(key);
+    return strcmp(key, "traffic.rate") == 0 || (n >= 14 && strcmp(key + n - 14, "injection_rate") == 0);
+}
+
 /* The swept key of a noc point that holds its injection rate. */
 static const char *rate_key(const gpuest_rdb_point_t *p)
 {
-    for (size_t i = 0; i < p->num_keys; i++) {
-        size_t n = strlen(p->keys[i].key);
-        if (n >= 14 && strcmp(p->keys[i].key + n - 14, "injection_rate") == 0)
+    for (size_t i = 0; i < p->num_keys; i++)
+        if (rep_is_rate_key(p->keys[i].key))
             return p->keys[i].key;
-    }
     return NULL;
 }
 
@@ -374,7 +378,7 @@ static gpuest_err build_latency_injection(const gpuest_rdb_t *db, gpuest_figure_
     }
     if (rc == GPUEST_OK && n == 0)
         rc = gpuest_fail(err, GPUEST_EINVAL,
-                         "latency-injection needs noc points with a swept *injection_rate key and a latency result; "
+                         "latency-injection needs noc points with a swept rate (traffic.rate) and a latency result; "
                          "the database has none");
     if (rc == GPUEST_OK) {
         /* series numbered in label order */

@@ -183,7 +183,7 @@ static gpuest_err add_figures(fig_ctx *x)
     const char *keys[REP_MAX_COLUMNS];
     size_t nk = swept_keys(x->db, keys, REP_MAX_COLUMNS);
     for (size_t k = 0, drawn = 0; k < nk && drawn < REP_MAX_KEY_FIGURES; k++) {
-        if (strstr(keys[k], "injection_rate"))
+        if (rep_is_rate_key(keys[k]))
             continue; /* drawn as latency-injection */
         s = (gpuest_figure_spec_t){.kind = GPUEST_FIG_STAT_VS_KEY, .stat = key_stat(x->db, keys[k]), .key = keys[k]};
         size_t before = x->info->figures;
@@ -264,18 +264,20 @@ static void results_table(const gpuest_rdb_t *db, rbuf_t *h, gpuest_report_info_
     rbuf_puts(h, "</tbody>\n</table>\n");
 }
 
-/* The point's "section.key=value" lines as an INI file that `--config` loads. */
-static void config_as_ini(const gpuest_rdb_point_t *p, rbuf_t *h)
+/* The lines of one section ("section." prefix) as INI. */
+static void section_as_ini(const char *config, const char *only, int skip, rbuf_t *h, int *first)
 {
     char section[64] = "";
-    for (const char *line = p->config; *line;) {
+    for (const char *line = config; *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
         const char *dot = memchr(line, '.', len), *eq = memchr(line, '=', len);
-        if (dot && eq && dot < eq) {
-            size_t sl = (size_t)(dot - line);
+        size_t sl = dot ? (size_t)(dot - line) : 0;
+        int is_only = dot && strlen(only) == sl && strncmp(line, only, sl) == 0;
+        if (dot && eq && dot < eq && is_only != skip) {
             if (strlen(section) != sl || strncmp(section, line, sl) != 0) {
-                rbuf_puts(h, section[0] ? "\n[" : "[");
+                rbuf_puts(h, *first ? "[" : "\n[");
+                *first = 0;
                 snprintf(section, sizeof section, "%.*s", (int)sl, line);
                 rbuf_html(h, section);
                 rbuf_puts(h, "]\n");
@@ -288,22 +290,38 @@ static void config_as_ini(const gpuest_rdb_point_t *p, rbuf_t *h)
     }
 }
 
+/* The point's sorted "section.key=value" lines as an INI file that `--config` loads:
+ * the [preset] section first (the loader wants it before any other key), then the rest. */
+static void config_as_ini(const gpuest_rdb_point_t *p, rbuf_t *h)
+{
+    int first = 1;
+    section_as_ini(p->config, "preset", 0, h, &first);
+    section_as_ini(p->config, "preset", 1, h, &first);
+}
+
+/* The command that reruns one point with its saved configuration. */
 static void reproduce_command(const gpuest_rdb_point_t *p, rbuf_t *h)
 {
-    char cmd[1024];
+    rbuf_t c = {0};
     char buf[64];
     if (strcmp(p->mode, "noc") == 0) {
-        const char *rate = NULL;
-        for (size_t k = 0; k < p->num_keys; k++)
-            if (strstr(p->keys[k].key, "injection_rate"))
-                rate = gpuest_rdb_key_value(p, p->keys[k].key, buf, sizeof buf);
-        snprintf(cmd, sizeof cmd, "gpuest noc --config point-%lld.ini%s%s --seed %lld", (long long)p->id,
-                 rate ? " --rate " : "", rate ? rate : "", (long long)p->seed);
+        rbuf_printf(&c, "gpuest noc --config point-%lld.ini", (long long)p->id);
+        if (p->workload[0])
+            rbuf_printf(&c, " --traffic %s", p->workload);
+        for (size_t k = 0; k < p->num_keys; k++) {
+            const char *v = gpuest_rdb_key_value(p, p->keys[k].key, buf, sizeof buf);
+            if (rep_is_rate_key(p->keys[k].key))
+                rbuf_printf(&c, " --rate %s", v);
+            else if (strcmp(p->keys[k].key, "traffic.packet_flits") == 0)
+                rbuf_printf(&c, " --packet-flits %s", v);
+        }
+        rbuf_printf(&c, " --seed %lld", (long long)p->seed);
     } else {
-        snprintf(cmd, sizeof cmd, "gpuest %s --config point-%lld.ini --workload %s --scale %s --seed %lld", p->mode,
-                 (long long)p->id, p->workload, p->scale, (long long)p->seed);
+        rbuf_printf(&c, "gpuest %s --config point-%lld.ini --workload %s --scale %s --seed %lld", p->mode,
+                    (long long)p->id, p->workload, p->scale, (long long)p->seed);
     }
-    rbuf_html(h, cmd);
+    rbuf_html(h, c.s ? c.s : "");
+    rbuf_free(&c);
 }
 
 static void point_details(const gpuest_rdb_t *db, rbuf_t *h)

@@ -22,6 +22,10 @@ char *rbuf_take(rbuf_t *b);
 /* Shortest text that reads back to the same double ("%.17g" trimmed). */
 void rep_fmt(char *buf, size_t cap, double v);
 
+/* 1 for the swept key that holds a noc point's offered rate: gpuest sweep's
+ * "traffic.rate", or any key ending in "injection_rate". */
+int rep_is_rate_key(const char *key);
+
 /* The technique that marks a baseline point. */
 #define REP_BASELINE_TECHNIQUE "none"
 

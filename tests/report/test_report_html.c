@@ -81,7 +81,10 @@ static void test_report_in_chromium(void **state)
     assert_int_equal(count(dom, "<tr class=\"point\""), 14);
     assert_int_equal(count(dom, "<details class=\"config\""), 14);
     assert_non_null(strstr(dom, "gpuest simulate --config point-3.ini --workload bfs --scale tiny --seed 1"));
-    assert_non_null(strstr(dom, "gpuest noc --config point-14.ini --rate 0.3 --seed 1"));
+    assert_non_null(strstr(dom, "gpuest noc --config point-14.ini --traffic uniform --rate 0.3 --seed 1"));
+    /* the configuration loads with --config: [preset] comes before every other section */
+    assert_non_null(strstr(dom, "; point-3.ini\n[preset]\nname = mesh56\n\n[core]\nnum_sms = 56\n\n[l1]\n"
+                                "size_bytes = 32768\n\n[noc]\nvcs = 4\n\n[technique]\ncompression = none\n</pre>"));
     /* the inline script sorts: #sort=ipc puts the lowest IPC (95, point 9) first */
     snprintf(url, sizeof url, "file://%s/index.html#sort=ipc", dir);
     run_chromium(browser, profile, "--dump-dom", url);
