@@ -202,8 +202,12 @@ static gpuest_err import_all(gpuest_import_t *imp, const char *config_path, cons
     if (rc == GPUEST_OK)
         rc = list_unused(imp, &gopts, config_path, "-", err);
     imp_options_free(&gopts);
-    if (rc == GPUEST_OK)
-        rc = gpuest_config_validate(&imp->cfg, err);
+    if (rc == GPUEST_OK) {
+        gpuest_error_t inner;
+        gpuest_error_clear(&inner);
+        if (gpuest_config_validate(&imp->cfg, &inner) != GPUEST_OK) /* blame the file imported */
+            rc = gpuest_fail(err, inner.code, "%s: the imported machine is not valid: %s", config_path, inner.msg);
+    }
     return rc;
 }
 
