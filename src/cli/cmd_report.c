@@ -3,48 +3,55 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_results.h"
 #include "commands.h"
 #include "report/report.h"
 
 static void report_help(FILE *out)
 {
-    fprintf(out, "usage: gpuest report DB --out DIR\n\n"
+    fprintf(out, "usage: gpuest report DB --out DIR [--with DB2 ...]\n\n"
                  "Writes DIR/index.html: one self-contained page (no other file needed) with the figures\n"
                  "of 'gpuest plot' as inline SVG, a sortable table of every point and its results, each\n"
                  "point's configuration and seed with the command that reproduces it, and the sweep's\n"
-                 "specification. Figures need gnuplot (gnuplot-nox).\n");
+                 "specification. Figures need gnuplot (gnuplot-nox). --with DB2 adds the points of another\n"
+                 "database (e.g. the estimate sweep of the same designs, for estimate-vs-simulate).\n");
 }
 
 int cli_cmd_report(int argc, char **argv)
 {
-    const char *db_path = NULL, *out = NULL;
+    const char *paths[CLI_RESULTS_MAX_DBS + 1] = {NULL}, *out = NULL;
+    int npaths = 1;
     cli_args_t a;
     cli_args_init(&a, argc, argv, "report");
     while (cli_args_next(&a)) {
         if (!a.name) {
-            if (db_path)
-                return cli_usage_error(a.cmd, "only one database may be given ('%s' and '%s')", db_path, a.value);
-            db_path = a.value;
+            if (paths[0])
+                return cli_usage_error(a.cmd, "only one DB may be given ('%s' and '%s'; more with --with)", paths[0],
+                                       a.value);
+            paths[0] = a.value;
         } else if (cli_args_is(&a, "help")) {
             report_help(stdout);
             return 0;
         } else if (cli_args_is(&a, "out")) {
             if (!(out = cli_args_value(&a)))
                 return 2;
+        } else if (cli_args_is(&a, "with") && npaths < CLI_RESULTS_MAX_DBS) {
+            if (!(paths[npaths++] = cli_args_value(&a)))
+                return 2;
         } else {
             return cli_usage_error(a.cmd, "unknown option --%s", a.name);
         }
     }
-    if (!db_path || !out)
+    if (!paths[0] || !out)
         return cli_usage_error(a.cmd, "needs DB and --out DIR (see --help)");
     gpuest_error_t err;
     gpuest_error_clear(&err);
     gpuest_rdb_t *db = NULL;
-    gpuest_err rc = gpuest_rdb_open(db_path, &db, &err);
-    if (rc != GPUEST_OK)
-        return cli_report(a.cmd, rc, &err);
+    int code = cli_results_open(a.cmd, paths, &db);
+    if (code != 0)
+        return code;
     gpuest_report_info_t info;
-    rc = gpuest_report_write(db, db_path, out, &info, &err);
+    gpuest_err rc = gpuest_report_write(db, paths, out, &info, &err);
     gpuest_rdb_close(db);
     if (rc != GPUEST_OK)
         return cli_report(a.cmd, rc, &err);

@@ -10,6 +10,7 @@ struct gpuest_rdb_s {
     size_t num_points;
     gpuest_rdb_kv_t *meta;
     size_t num_meta;
+    int num_sources;
 };
 
 static char *dup_col(sqlite3_stmt *st, int col)
@@ -229,8 +230,32 @@ gpuest_err gpuest_rdb_open(const char *path, gpuest_rdb_t **out, gpuest_error_t 
         gpuest_rdb_close(db);
         return rc;
     }
+    db->num_sources = 1;
     *out = db;
     return GPUEST_OK;
+}
+
+gpuest_err gpuest_rdb_merge(gpuest_rdb_t *db, gpuest_rdb_t *other, gpuest_error_t *err)
+{
+    gpuest_rdb_point_t *v = realloc(db->points, (db->num_points + other->num_points + 1) * sizeof *v);
+    if (!v) {
+        gpuest_rdb_close(other);
+        return gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
+    }
+    db->points = v;
+    for (size_t i = 0; i < other->num_points; i++) {
+        v[db->num_points] = other->points[i];
+        v[db->num_points++].source = db->num_sources;
+    }
+    db->num_sources++;
+    other->num_points = 0; /* the points moved: closing other frees only its meta */
+    gpuest_rdb_close(other);
+    return GPUEST_OK;
+}
+
+int gpuest_rdb_num_sources(const gpuest_rdb_t *db)
+{
+    return db->num_sources;
 }
 
 void gpuest_rdb_close(gpuest_rdb_t *db)

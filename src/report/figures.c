@@ -544,7 +544,7 @@ static gpuest_err build_est_vs_sim(const gpuest_rdb_t *db, const gpuest_figure_s
     }
     qsort(pairs, n, sizeof *pairs, cmp_pair);
     rbuf_t data = {0}, script = {0};
-    double top = 0, abs_err = 0;
+    double top = 0, bottom = INFINITY, abs_err = 0;
     size_t inside = 0;
     rbuf_printf(&data,
                 "# %s: estimate (with its interval) against the detailed simulation of the same design\n"
@@ -560,6 +560,7 @@ static gpuest_err build_est_vs_sim(const gpuest_rdb_t *db, const gpuest_figure_s
         fmt6(hi, sizeof hi, e->hi);
         rbuf_printf(&data, "%s\t%s\t%s\t%s\t%s\t%s\n", a, b, lo, hi, pairs[i].est->workload, pairs[i].est->design_hash);
         top = fmax(top, fmax(s->value, e->hi));
+        bottom = fmin(bottom, fmin(s->value, e->lo));
         if (s->value != 0)
             abs_err += fabs(e->value - s->value) / fabs(s->value);
         inside += s->value >= e->lo && s->value <= e->hi;
@@ -567,9 +568,15 @@ static gpuest_err build_est_vs_sim(const gpuest_rdb_t *db, const gpuest_figure_s
     snprintf(out->title, sizeof out->title,
              "%s: estimate against simulation (%zu designs, mean |error| %.1f %%, %zu inside the interval)", stat, n,
              100.0 * abs_err / (double)n, inside);
-    char t[32];
+    char t[32], b[32];
     fmt6(t, sizeof t, top > 0 ? top * 1.05 : 1.0);
-    rbuf_printf(&script, "set size square\nset grid\nset key top left\nset xrange [0:%s]\nset yrange [0:%s]\n", t, t);
+    rbuf_puts(&script, "set size square\nset grid\nset key top left\n");
+    if (bottom > 0 && top / bottom > 50) { /* choice: values over more than 50x read better on log axes */
+        fmt6(b, sizeof b, bottom / 1.2);
+        rbuf_printf(&script, "set logscale xy\nset xrange [%s:%s]\nset yrange [%s:%s]\n", b, t, b, t);
+    } else {
+        rbuf_printf(&script, "set xrange [0:%s]\nset yrange [0:%s]\n", t, t);
+    }
     rbuf_printf(&script, "set xlabel \"%s, detailed simulation\"\nset ylabel \"%s, estimate\"\nset title ", stat, stat);
     gp_quote(&script, out->title);
     rbuf_puts(&script, "\nplot DATAFILE using 1:2:3:4 with yerrorbars pt 7 title \"estimate (interval)\", \\\n"

@@ -196,6 +196,24 @@ static gpuest_err add_figures(fig_ctx *x)
 }
 
 /* ------------------------------------------------------------ tables */
+/* "point-ID", or "db<N>-point-ID" for a point of the N-th merged database (ids repeat across files). */
+static void point_name(const gpuest_rdb_point_t *p, char *buf, size_t cap)
+{
+    if (p->source)
+        snprintf(buf, cap, "point-%lld (db%d)", (long long)p->id, p->source);
+    else
+        snprintf(buf, cap, "point-%lld", (long long)p->id);
+}
+
+/* The file name a point's configuration is saved under. */
+static void point_file(const gpuest_rdb_point_t *p, char *buf, size_t cap)
+{
+    if (p->source)
+        snprintf(buf, cap, "db%d-point-%lld.ini", p->source, (long long)p->id);
+    else
+        snprintf(buf, cap, "point-%lld.ini", (long long)p->id);
+}
+
 static void cell_text(rbuf_t *h, const char *s)
 {
     rbuf_puts(h, "<td class=\"t\">");
@@ -225,8 +243,10 @@ static void results_table(const gpuest_rdb_t *db, rbuf_t *h, gpuest_report_info_
     char buf[64];
     for (size_t i = 0; i < gpuest_rdb_num_points(db); i++) {
         const gpuest_rdb_point_t *p = gpuest_rdb_point(db, i);
-        rbuf_printf(h, "<tr class=\"point\" data-id=\"%lld\"><td data-v=\"%lld\"><a href=\"#p%lld\">%lld</a></td>",
-                    (long long)p->id, (long long)p->id, (long long)p->id, (long long)p->id);
+        char name[64];
+        point_name(p, name, sizeof name);
+        rbuf_printf(h, "<tr class=\"point\" data-id=\"%lld\"><td data-v=\"%lld\"><a href=\"#p%zu\">%s</a></td>",
+                    (long long)p->id, (long long)(p->source * 1000000000LL + p->id), i, name + 6);
         cell_text(h, p->mode);
         cell_text(h, p->preset);
         cell_text(h, p->workload);
@@ -303,9 +323,10 @@ static void config_as_ini(const gpuest_rdb_point_t *p, rbuf_t *h)
 static void reproduce_command(const gpuest_rdb_point_t *p, rbuf_t *h)
 {
     rbuf_t c = {0};
-    char buf[64];
+    char buf[64], file[64];
+    point_file(p, file, sizeof file);
     if (strcmp(p->mode, "noc") == 0) {
-        rbuf_printf(&c, "gpuest noc --config point-%lld.ini", (long long)p->id);
+        rbuf_printf(&c, "gpuest noc --config %s", file);
         if (p->workload[0])
             rbuf_printf(&c, " --traffic %s", p->workload);
         for (size_t k = 0; k < p->num_keys; k++) {
@@ -317,8 +338,8 @@ static void reproduce_command(const gpuest_rdb_point_t *p, rbuf_t *h)
         }
         rbuf_printf(&c, " --seed %lld", (long long)p->seed);
     } else {
-        rbuf_printf(&c, "gpuest %s --config point-%lld.ini --workload %s --scale %s --seed %lld", p->mode,
-                    (long long)p->id, p->workload, p->scale, (long long)p->seed);
+        rbuf_printf(&c, "gpuest %s --config %s --workload %s --scale %s --seed %lld", p->mode, file, p->workload,
+                    p->scale, (long long)p->seed);
     }
     rbuf_html(h, c.s ? c.s : "");
     rbuf_free(&c);
@@ -330,8 +351,10 @@ static void point_details(const gpuest_rdb_t *db, rbuf_t *h)
                  "<code>point-ID.ini</code> and run the command under it.</p>\n");
     for (size_t i = 0; i < gpuest_rdb_num_points(db); i++) {
         const gpuest_rdb_point_t *p = gpuest_rdb_point(db, i);
-        rbuf_printf(h, "<details class=\"config\" id=\"p%lld\"><summary>point %lld: ", (long long)p->id,
-                    (long long)p->id);
+        char name[64], file[64];
+        point_name(p, name, sizeof name);
+        point_file(p, file, sizeof file);
+        rbuf_printf(h, "<details class=\"config\" id=\"p%zu\"><summary>%s: ", i, name);
         rbuf_html(h, p->mode);
         rbuf_puts(h, " ");
         rbuf_html(h, p->workload);
@@ -355,19 +378,26 @@ static void point_details(const gpuest_rdb_t *db, rbuf_t *h)
         }
         rbuf_puts(h, "</p>\n<pre class=\"reproduce\">");
         reproduce_command(p, h);
-        rbuf_printf(h, "</pre>\n<pre class=\"ini\">; point-%lld.ini\n", (long long)p->id);
+        rbuf_printf(h, "</pre>\n<pre class=\"ini\">; %s\n", file);
         config_as_ini(p, h);
         rbuf_puts(h, "</pre>\n</details>\n");
     }
 }
 
-static void header(const gpuest_rdb_t *db, const char *db_path, rbuf_t *h)
+static void header(const gpuest_rdb_t *db, const char *const *db_paths, rbuf_t *h)
 {
+    const char *db_path = db_paths[0];
     rbuf_puts(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>gpuest report: ");
     rbuf_html(h, db_path);
     rbuf_printf(h, "</title>\n%s</head>\n<body>\n<h1>gpuest sweep report</h1>\n<p>Database <code>", style);
     rbuf_html(h, db_path);
-    rbuf_printf(h, "</code>: %zu points", gpuest_rdb_num_points(db));
+    rbuf_puts(h, "</code>");
+    for (int i = 1; db_paths[i]; i++) {
+        rbuf_printf(h, " with db%d <code>", i);
+        rbuf_html(h, db_paths[i]);
+        rbuf_puts(h, "</code>");
+    }
+    rbuf_printf(h, ": %zu points", gpuest_rdb_num_points(db));
     static const char *const meta[][2] = {
         {"version", "gpuest version"}, {"created", "created"}, {"spec_hash", "spec hash"}};
     for (int i = 0; i < 3; i++) {
@@ -381,8 +411,9 @@ static void header(const gpuest_rdb_t *db, const char *db_path, rbuf_t *h)
                  "<a href=\"#configurations\">Configurations</a> &middot; <a href=\"#reproduce\">Reproduce</a></p>\n");
 }
 
-static void reproduce_sweep(const gpuest_rdb_t *db, const char *db_path, rbuf_t *h)
+static void reproduce_sweep(const gpuest_rdb_t *db, const char *const *db_paths, rbuf_t *h)
 {
+    const char *db_path = db_paths[0];
     rbuf_puts(h, "<h2 id=\"reproduce\">Reproduce</h2>\n");
     const char *spec = gpuest_rdb_meta(db, "spec");
     if (spec) {
@@ -391,7 +422,11 @@ static void reproduce_sweep(const gpuest_rdb_t *db, const char *db_path, rbuf_t 
         rbuf_html(h, db_path);
         rbuf_puts(h, "\ngpuest report ");
         rbuf_html(h, db_path);
-        rbuf_puts(h, " --out DIR</pre>\n<pre class=\"spec\">");
+        rbuf_puts(h, " --out DIR</pre>\n");
+        if (db_paths[1])
+            rbuf_puts(h, "<p>The points marked db1, db2, ... come from the other databases named above; each "
+                         "holds its own specification (meta 'spec').</p>\n");
+        rbuf_puts(h, "<pre class=\"spec\">");
         rbuf_html(h, spec);
         rbuf_puts(h, "</pre>\n");
     } else {
@@ -414,7 +449,7 @@ static gpuest_err write_page(const char *out_dir, const char *text, gpuest_error
     return gpuest_outfile_commit(&f, err);
 }
 
-gpuest_err gpuest_report_write(const gpuest_rdb_t *db, const char *db_path, const char *out_dir,
+gpuest_err gpuest_report_write(const gpuest_rdb_t *db, const char *const *db_paths, const char *out_dir,
                                gpuest_report_info_t *info, gpuest_error_t *err)
 {
     memset(info, 0, sizeof *info);
@@ -422,13 +457,13 @@ gpuest_err gpuest_report_write(const gpuest_rdb_t *db, const char *db_path, cons
     if (mkdir(out_dir, 0755) != 0 && errno != EEXIST)
         return gpuest_fail(err, GPUEST_EIO, "%s: cannot create: %s", out_dir, strerror(errno));
     rbuf_t h = {0};
-    header(db, db_path, &h);
+    header(db, db_paths, &h);
     fig_ctx x = {.db = db, .out_dir = out_dir, .html = &h, .info = info, .err = err};
     gpuest_err rc = add_figures(&x);
     if (rc == GPUEST_OK) {
         results_table(db, &h, info);
         point_details(db, &h);
-        reproduce_sweep(db, db_path, &h);
+        reproduce_sweep(db, db_paths, &h);
         rbuf_puts(&h, sort_script);
         rbuf_puts(&h, "</body>\n</html>\n");
         rc = h.oom ? gpuest_fail(err, GPUEST_ENOMEM, "out of memory") : write_page(out_dir, h.s, err);

@@ -38,6 +38,7 @@ typedef struct {
     gpuest_rdb_result_t *results; /* sorted by stat */
     size_t num_results;
     char *status, *host, *start, *end, *error; /* the point's last run ("" when none) */
+    int source; /* 0: the database opened, n: the n-th merged into it (gpuest_rdb_merge) */
 } gpuest_rdb_point_t;
 
 typedef struct gpuest_rdb_s gpuest_rdb_t;
@@ -46,6 +47,12 @@ typedef struct gpuest_rdb_s gpuest_rdb_t;
  * database gives GPUEST_ECORRUPT naming the missing table or column. */
 gpuest_err gpuest_rdb_open(const char *path, gpuest_rdb_t **out, gpuest_error_t *err);
 void gpuest_rdb_close(gpuest_rdb_t *db);
+/* Moves every point of other into db (other is closed, its meta dropped). gpuest sweep keeps
+ * one mode per database, so an estimate sweep and a simulate sweep of the same designs are
+ * two files; merged, their points pair by design_hash. */
+gpuest_err gpuest_rdb_merge(gpuest_rdb_t *db, gpuest_rdb_t *other, gpuest_error_t *err);
+/* Databases the points come from (1 + merged ones). */
+int gpuest_rdb_num_sources(const gpuest_rdb_t *db);
 size_t gpuest_rdb_num_points(const gpuest_rdb_t *db);
 const gpuest_rdb_point_t *gpuest_rdb_point(const gpuest_rdb_t *db, size_t i);
 /* meta value or NULL. */
@@ -106,8 +113,8 @@ typedef struct {
 
 /* Writes out_dir/index.html: one self-contained page (inline SVG figures, sortable
  * tables, each point's configuration, seed and the command that reproduces it).
- * db_path names the database on the page. */
-gpuest_err gpuest_report_write(const gpuest_rdb_t *db, const char *db_path, const char *out_dir,
+ * db_paths: the database opened, then those merged into it (NULL-terminated), named on the page. */
+gpuest_err gpuest_report_write(const gpuest_rdb_t *db, const char *const *db_paths, const char *out_dir,
                                gpuest_report_info_t *info, gpuest_error_t *err);
 
 #ifdef __cplusplus

@@ -9,11 +9,14 @@
 
 #include <cmocka.h>
 
+#include <sqlite3.h>
+
 #include "fixture_db.h"
 #include "report/report.h"
 #include "run_program.h"
 
 static char db_path[256];
+static int have_gnuplot_quiet(void);
 static char out[1 << 16];
 
 static int setup(void **state)
@@ -183,6 +186,57 @@ static void test_stat_vs_key_data(void **state)
     gpuest_figure_free(&fig);
 }
 
+/* gpuest sweep keeps one mode per database: the estimate points in one file, the rest in
+ * another, merged, give the same pairs as one database. */
+static void test_merged_databases_pair(void **state)
+{
+    (void)state;
+    char est[300], sim[300];
+    snprintf(est, sizeof est, "%s.est", db_path);
+    snprintf(sim, sizeof sim, "%s.sim", db_path);
+    fixture_db_create(est);
+    fixture_db_create(sim);
+    const char *del[2][2] = {{est, "DELETE FROM points WHERE mode != 'estimate'"},
+                             {sim, "DELETE FROM points WHERE mode = 'estimate'"}};
+    for (int i = 0; i < 2; i++) {
+        sqlite3 *h = NULL;
+        assert_int_equal(sqlite3_open(del[i][0], &h), SQLITE_OK);
+        assert_int_equal(sqlite3_exec(h, del[i][1], NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+    }
+    gpuest_error_t err;
+    gpuest_rdb_t *a = NULL, *b = NULL;
+    assert_int_equal(gpuest_rdb_open(sim, &a, &err), GPUEST_OK);
+    assert_int_equal(gpuest_rdb_open(est, &b, &err), GPUEST_OK);
+    assert_int_equal(gpuest_rdb_num_points(a), 12);
+    assert_int_equal(gpuest_rdb_merge(a, b, &err), GPUEST_OK);
+    assert_int_equal(gpuest_rdb_num_points(a), 14);
+    assert_int_equal(gpuest_rdb_num_sources(a), 2);
+    assert_int_equal(gpuest_rdb_point(a, 12)->source, 1);
+    assert_int_equal(gpuest_rdb_point(a, 12)->id, 9);
+    gpuest_figure_t fig;
+    gpuest_figure_spec_t spec = {.kind = GPUEST_FIG_EST_VS_SIM};
+    assert_int_equal(gpuest_figure_build(a, &spec, &fig, &err), GPUEST_OK);
+    assert_non_null(strstr(fig.data, "100\t95\t90\t105\tbfs\td1\n120\t130\t125\t135\tbfs\td2\n"));
+    gpuest_figure_free(&fig);
+    gpuest_rdb_close(a);
+    /* the estimate file alone has nothing to pair */
+    assert_int_equal(gpuest_rdb_open(est, &b, &err), GPUEST_OK);
+    assert_int_equal(gpuest_figure_build(b, &spec, &fig, &err), GPUEST_EINVAL);
+    gpuest_rdb_close(b);
+    if (have_gnuplot_quiet()) { /* the command line: --with */
+        char args[1200], png[400];
+        snprintf(png, sizeof png, "%s.png", est);
+        snprintf(args, sizeof args, "plot %s --with %s --figure estimate-vs-simulate --out %s", sim, est, png);
+        if (run_gpuest(args, out, sizeof out) != 0)
+            fail_msg("%s", out);
+        assert_non_null(strstr(out, "2 designs"));
+        unlink(png);
+    }
+    unlink(est);
+    unlink(sim);
+}
+
 static void test_figure_errors(void **state)
 {
     (void)state;
@@ -209,6 +263,11 @@ static void test_figure_errors(void **state)
 }
 
 /* PNG: signature and the IHDR size (900 x 560, the terminal's); SVG: root element and size. */
+static int have_gnuplot_quiet(void)
+{
+    return gpuest_gnuplot_available();
+}
+
 static void check_png(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -306,8 +365,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_database_read_back),     cmocka_unit_test(test_ipc_bars_data),
         cmocka_unit_test(test_latency_injection_data), cmocka_unit_test(test_estimate_vs_simulate_data),
-        cmocka_unit_test(test_stat_vs_key_data),       cmocka_unit_test(test_figure_errors),
-        cmocka_unit_test(test_plot_png_and_data_file), cmocka_unit_test(test_plot_svg_each_figure),
+        cmocka_unit_test(test_stat_vs_key_data),       cmocka_unit_test(test_merged_databases_pair),
+        cmocka_unit_test(test_figure_errors),          cmocka_unit_test(test_plot_png_and_data_file),
+        cmocka_unit_test(test_plot_svg_each_figure),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
