@@ -311,6 +311,9 @@ static gpuest_err cache_policy_notes(map_ctx *m, const imp_option_t *o, const im
     return GPUEST_OK;
 }
 
+/* gpuest's caches have at most this many ways (config schema); Accel-Sim's Volta L1 has 256. */
+#define IMP_MAX_WAYS 64
+
 static gpuest_err cache_option(map_ctx *m, const char *name, imp_cache_t *c, imp_option_t **out)
 {
     imp_option_t *o = imp_options_find(m->opts, name);
@@ -320,7 +323,18 @@ static gpuest_err cache_option(map_ctx *m, const char *name, imp_cache_t *c, imp
     o->used = 1;
     char what[160];
     snprintf(what, sizeof what, "%s:%d: -%s", m->origin, o->line, name);
-    return imp_cache_parse(o->value, what, c, m->err);
+    GPUEST_TRY(imp_cache_parse(o->value, what, c, m->err));
+    if (c->assoc > IMP_MAX_WAYS && c->assoc % IMP_MAX_WAYS == 0) {
+        /* choice: keep the capacity and the line, fold the ways into more sets (a near fully
+         * associative cache stays close to one), rather than refuse the whole machine */
+        char why[160];
+        snprintf(why, sizeof why, "%d ways taken as %d ways x %d times the sets (same capacity)", c->assoc,
+                 IMP_MAX_WAYS, c->assoc / IMP_MAX_WAYS);
+        GPUEST_TRY(note(m, o, "(associativity)", why));
+        c->sets *= c->assoc / IMP_MAX_WAYS;
+        c->assoc = IMP_MAX_WAYS;
+    }
+    return GPUEST_OK;
 }
 
 static gpuest_err map_caches(map_ctx *m)

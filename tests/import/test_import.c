@@ -244,7 +244,7 @@ static void test_accelsim_style(void **state)
     assert_int_equal(system(args), 0);
     snprintf(cfg, sizeof cfg, "%s/gpgpusim.config", dir);
     test_write_text(cfg, "-gpgpu_n_clusters 40\n-gpgpu_n_cores_per_cluster 2\n-gpgpu_n_mem 16\n"
-                         "-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32\n"
+                         "-gpgpu_cache:dl1 S:1:128:256,L:T:m:L:L,A:512:8,16:0,32\n"
                          "-gpgpu_l1_latency 20\n-gpgpu_l2_rop_latency 160\n-dram_latency 100\n"
                          "-network_mode 2\n-icnt_flit_size 40\n-icnt_subnets 2\n");
     gpuest_error_t err;
@@ -254,7 +254,9 @@ static void test_accelsim_style(void **state)
     const gpuest_config_t *c = gpuest_import_config(imp);
     assert_int_equal(c->core.num_sms, 80);
     assert_int_equal(c->mc.num_mcs, 16);
-    assert_int_equal(c->l1.size_bytes, 4 * 128 * 64);
+    assert_int_equal(c->l1.size_bytes, 1 * 128 * 256); /* Volta's 256-way L1: capacity kept */
+    assert_int_equal(c->l1.assoc, 64);
+    assert_true(is_ignored(imp, "-gpgpu_cache:dl1 (associativity)"));
     assert_int_equal(c->l1.mshrs, 512);
     assert_int_equal(c->l1.miss_queue, 16);
     assert_int_equal(c->l1.hit_latency, 20);
