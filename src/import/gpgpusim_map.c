@@ -390,8 +390,10 @@ static gpuest_err map_sub_partitions(map_ctx *m)
     long v = 0;
     imp_option_t *o;
     GPUEST_TRY(opt_int(m, "gpgpu_n_sub_partition_per_mchannel", 1, 8, &v, &o));
-    if (!o)
-        return GPUEST_OK;
+    if (!o) { /* absent: GPGPU-Sim's default of one, not the base preset's (fermi has two) */
+        GPUEST_TRY(imp_set(m->imp, "mc", "sub_partitions", "1", m->origin, 0, "(GPGPU-Sim default)", m->err));
+        return imp_set(m->imp, "l2", "banks_per_mc", "1", m->origin, 0, "(GPGPU-Sim default)", m->err);
+    }
     GPUEST_TRY(set_int(m, "mc", "sub_partitions", v, o));
     return set_int(m, "l2", "banks_per_mc", v, o);
 }

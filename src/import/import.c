@@ -5,6 +5,15 @@
 
 #include "import_int.h"
 
+/* "file:line -option", or "file (default)" for a value the file leaves to GPGPU-Sim's default (line 0). */
+static void format_from(char *buf, size_t cap, const char *origin, int line, const char *option)
+{
+    if (line > 0)
+        snprintf(buf, cap, "%s:%d %s", origin, line, option);
+    else
+        snprintf(buf, cap, "%s %s", origin, option);
+}
+
 gpuest_err imp_set(gpuest_import_t *imp, const char *section, const char *key, const char *value, const char *origin,
                    int line, const char *option, gpuest_error_t *err)
 {
@@ -14,7 +23,7 @@ gpuest_err imp_set(gpuest_import_t *imp, const char *section, const char *key, c
     for (size_t i = 0; i < imp->num_mapped; i++) /* a key set twice keeps its last origin */
         if (strcmp(imp->mapped[i].key, full) == 0) {
             snprintf(imp->mapped[i].value, sizeof imp->mapped[i].value, "%s", value);
-            snprintf(imp->mapped[i].from, sizeof imp->mapped[i].from, "%s:%d %s", origin, line, option);
+            format_from(imp->mapped[i].from, sizeof imp->mapped[i].from, origin, line, option);
             return GPUEST_OK;
         }
     if (imp->num_mapped == imp->cap_mapped) {
@@ -28,7 +37,7 @@ gpuest_err imp_set(gpuest_import_t *imp, const char *section, const char *key, c
     gpuest_import_mapped_t *e = &imp->mapped[imp->num_mapped++];
     snprintf(e->key, sizeof e->key, "%s", full);
     snprintf(e->value, sizeof e->value, "%s", value);
-    snprintf(e->from, sizeof e->from, "%s:%d %s", origin, line, option);
+    format_from(e->from, sizeof e->from, origin, line, option);
     return GPUEST_OK;
 }
 

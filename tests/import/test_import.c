@@ -253,6 +253,7 @@ static void test_accelsim_style(void **state)
         fail_msg("%s", err.msg);
     const gpuest_config_t *c = gpuest_import_config(imp);
     assert_int_equal(c->core.num_sms, 80);
+    assert_int_equal(c->mc.sub_partitions, 1); /* no option: GPGPU-Sim's default, not fermi's 2 */
     assert_int_equal(c->mc.num_mcs, 16);
     assert_int_equal(c->l1.size_bytes, 1 * 128 * 256); /* Volta's 256-way L1: capacity kept */
     assert_int_equal(c->l1.assoc, 64);
