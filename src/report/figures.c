@@ -279,6 +279,7 @@ typedef struct {
     double y;
     double y2; /* second column (accepted rate) or NAN */
     long series;
+    long point;         /* index of the point in the database */
     const char *xlabel; /* categorical x: the value's text */
 } xy_t;
 
@@ -287,11 +288,16 @@ static int cmp_xy(const void *a, const void *b)
     const xy_t *p = a, *q = b;
     if (p->series != q->series)
         return p->series < q->series ? -1 : 1;
-    return (p->x > q->x) - (p->x < q->x);
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    if (p->y != q->y) /* same x (a scatter): by value, then by point, so the file never depends on qsort */
+        return p->y < q->y ? -1 : 1;
+    return (p->point > q->point) - (p->point < q->point);
 }
 
-/* Label of a point's series: everything that tells it apart except the x key. */
-static void series_label(const gpuest_rdb_point_t *p, const char *xkey, int with_mode, rbuf_t *b)
+/* Label of a point's series: everything that tells it apart except the x key (the other
+ * swept keys only when with_keys). */
+static void series_label(const gpuest_rdb_point_t *p, const char *xkey, int with_mode, int with_keys, rbuf_t *b)
 {
     if (with_mode)
         rbuf_printf(b, "%s ", p->mode);
@@ -300,9 +306,27 @@ static void series_label(const gpuest_rdb_point_t *p, const char *xkey, int with
         rbuf_printf(b, " %s", p->workload);
     if (p->technique[0] && strcmp(p->technique, REP_BASELINE_TECHNIQUE) != 0 && strncmp(xkey, "technique.", 10) != 0)
         rbuf_printf(b, " %s", p->technique); /* unless the technique is the x axis */
-    for (size_t i = 0; i < p->num_keys; i++)
+    for (size_t i = 0; with_keys && i < p->num_keys; i++)
         if (strcmp(p->keys[i].key, xkey) != 0)
             rbuf_printf(b, " %s=%s", p->keys[i].key, p->keys[i].value);
+}
+
+/* Puts each point in its series (labels collected in series); the count of series. */
+static gpuest_err label_points(const gpuest_rdb_t *db, xy_t *pts, size_t n, const char *xkey, int with_mode,
+                               int with_keys, strset_t *series, gpuest_error_t *err)
+{
+    rbuf_t label = {0};
+    gpuest_err rc = GPUEST_OK;
+    for (size_t i = 0; rc == GPUEST_OK && i < n; i++) {
+        label.len = 0;
+        series_label(gpuest_rdb_point(db, (size_t)pts[i].point), xkey, with_mode, with_keys, &label);
+        long s = label.oom ? -1 : strset_add(series, label.s);
+        if (s < 0)
+            rc = gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
+        pts[i].series = s;
+    }
+    rbuf_free(&label);
+    return rc;
 }
 
 /* Writes the sorted points as one data block per series (gnuplot "index"). */
@@ -368,7 +392,7 @@ static gpuest_err build_latency_injection(const gpuest_rdb_t *db, gpuest_figure_
         if (gpuest_parse_double(gpuest_rdb_key_value(p, rk, buf, sizeof buf), &x) != GPUEST_OK)
             continue;
         label.len = 0;
-        series_label(p, rk, 0, &label);
+        series_label(p, rk, 0, 1, &label);
         long s = label.oom ? -1 : strset_add(&series, label.s);
         if (s < 0) {
             rc = gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
@@ -417,7 +441,7 @@ static gpuest_err build_stat_vs_key(const gpuest_rdb_t *db, const gpuest_figure_
     xy_t *pts = calloc(np + 1, sizeof *pts);
     char **xtext = calloc(np + 1, sizeof *xtext);
     strset_t series = {0}, cats = {0};
-    rbuf_t label = {0}, data = {0}, script = {0};
+    rbuf_t data = {0}, script = {0};
     gpuest_err rc = pts && xtext ? GPUEST_OK : gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
     int categorical = 0, modes_differ = 0;
     const char *first_mode = NULL;
@@ -439,7 +463,7 @@ static gpuest_err build_stat_vs_key(const gpuest_rdb_t *db, const gpuest_figure_
         }
         pts[n].y = r->value;
         pts[n].y2 = NAN;
-        pts[n].series = (long)i; /* the point, labelled below */
+        pts[n].point = (long)i; /* labelled below */
         n++;
     }
     if (rc == GPUEST_OK && n == 0)
@@ -447,14 +471,25 @@ static gpuest_err build_stat_vs_key(const gpuest_rdb_t *db, const gpuest_figure_
                          "stat-vs-key: no point has both the statistic '%s' and the key '%s'%s%s (swept keys are in "
                          "point_keys; any resolved configuration key works too)",
                          spec->stat, spec->key, spec->mode ? " in mode " : "", spec->mode ? spec->mode : "");
-    for (size_t i = 0; rc == GPUEST_OK && i < n; i++) {
-        const gpuest_rdb_point_t *p = gpuest_rdb_point(db, (size_t)pts[i].series);
-        label.len = 0;
-        series_label(p, spec->key, modes_differ, &label);
-        long s = label.oom ? -1 : strset_add(&series, label.s);
-        if (s < 0)
-            rc = gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
-        pts[i].series = s;
+    /* One line per combination of the other swept keys draws a grid sweep well; a random or
+     * quasi-random design (every point its own combination) would give one legend entry per
+     * point. choice: then the other keys leave the label and the points are drawn as a scatter
+     * per workload and technique, when that merges series and the keyed lines would be more than
+     * 10 or mostly single points. */
+    int scatter = 0;
+    if (rc == GPUEST_OK)
+        rc = label_points(db, pts, n, spec->key, modes_differ, 1, &series, err);
+    if (rc == GPUEST_OK) {
+        strset_t plain = {0};
+        rc = label_points(db, pts, n, spec->key, modes_differ, 0, &plain, err);
+        scatter = rc == GPUEST_OK && plain.n < series.n && (series.n > 10 || 2 * series.n > n);
+        strset_free(&plain);
+        if (rc == GPUEST_OK && scatter) {
+            strset_free(&series);
+            rc = label_points(db, pts, n, spec->key, modes_differ, 0, &series, err);
+        } else if (rc == GPUEST_OK) {
+            rc = label_points(db, pts, n, spec->key, modes_differ, 1, &series, err); /* back to the keyed series */
+        }
     }
     if (rc == GPUEST_OK) {
         strset_sort(&cats);
@@ -486,14 +521,14 @@ static gpuest_err build_stat_vs_key(const gpuest_rdb_t *db, const gpuest_figure_
         for (char *c = columns; *c; c++)
             if (*c == ' ')
                 *c = '\t';
-        write_blocks(&data, &script, pts, n, &sorted, columns, categorical, 0, "linespoints pt 7");
+        write_blocks(&data, &script, pts, n, &sorted, columns, categorical, 0,
+                     scatter ? "points pt 7 ps 0.7" : "linespoints pt 7");
         strset_free(&sorted);
         rc = finish(out, &data, &script, n, err);
     }
     for (size_t i = 0; i < np; i++)
         free(xtext ? xtext[i] : NULL);
     free(xtext);
-    rbuf_free(&label);
     rbuf_free(&data);
     rbuf_free(&script);
     strset_free(&series);

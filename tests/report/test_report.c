@@ -174,6 +174,13 @@ static void test_stat_vs_key_data(void **state)
         &fig);
     assert_string_equal(fig.data, stat_key_data);
     gpuest_figure_free(&fig);
+    /* every noc point its own combination of the other swept key (the rate): one scatter series
+     * instead of four single-point lines */
+    build((gpuest_figure_spec_t){.kind = GPUEST_FIG_STAT_VS_KEY, .stat = "latency", .key = "noc.vcs"}, &fig);
+    assert_string_equal(fig.data, "# latency against noc.vcs\n# series 0: mesh56 uniform\n# noc.vcs\tlatency\n"
+                                  "2\t18\n2\t20\n2\t300.5\n4\t19\n");
+    assert_non_null(strstr(fig.script, "with points"));
+    gpuest_figure_free(&fig);
     /* a configuration key that was not swept, text values placed at 0, 1, ... */
     build(
         (gpuest_figure_spec_t){
