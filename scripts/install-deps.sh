@@ -1,7 +1,11 @@
 #!/bin/sh
 # Installs the Debian 12 packages gpuest needs that are missing (as root, or via sudo).
+# --test also installs what only the test suite uses (headless Chromium opens the HTML report).
 set -eu
-packages="build-essential cmake pkg-config libgsl-dev libcsv-dev libfann-dev libcmocka-dev libinih-dev liblzma-dev libsqlite3-dev sqlite3 openmpi-bin libopenmpi-dev"
+packages="build-essential cmake pkg-config libgsl-dev libcsv-dev libfann-dev libcmocka-dev libinih-dev liblzma-dev libsqlite3-dev sqlite3 openmpi-bin libopenmpi-dev gnuplot-nox"
+if [ "${1:-}" = "--test" ]; then
+    packages="$packages chromium"
+fi
 missing=""
 for p in $packages; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

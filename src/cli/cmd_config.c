@@ -9,7 +9,8 @@ static void config_help(FILE *out)
 {
     fprintf(out, "usage: gpuest config show [--preset P] [--set S.K=V ...] [FILE]\n"
                  "       gpuest config check [--preset P] [--set S.K=V ...] FILE\n"
-                 "       gpuest config presets\n\n"
+                 "       gpuest config presets\n"
+                 "       gpuest config import GPGPUSIM_CONFIG [ICNT_CONFIG] --out FILE.ini (see import --help)\n\n"
                  "show    prints the fully resolved configuration as INI (it loads back identically)\n"
                  "check   validates FILE and prints 'ok' or the first error (exit 2)\n"
                  "presets lists the built-in machines\n\n"
@@ -65,8 +66,10 @@ int cli_cmd_config(int argc, char **argv)
     const char *action = argv[1];
     if (strcmp(action, "presets") == 0)
         return list_presets();
+    if (strcmp(action, "import") == 0)
+        return cli_config_import(argc - 1, argv + 1);
     if (strcmp(action, "show") != 0 && strcmp(action, "check") != 0)
-        return cli_usage_error("config", "unknown action '%s' (expected show, check or presets)", action);
+        return cli_usage_error("config", "unknown action '%s' (expected show, check, presets or import)", action);
     cli_config_t cc;
     cli_config_init(&cc, "mesh56");
     cli_args_t a;

@@ -3,6 +3,7 @@
 #define GPUEST_COMMANDS_H
 
 int cli_cmd_config(int argc, char **argv);
+int cli_config_import(int argc, char **argv); /* 'config import' (cmd_config_import.c) */
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_compress(int argc, char **argv);
 int cli_cmd_workload(int argc, char **argv);
@@ -16,5 +17,7 @@ int cli_cmd_estimate(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_sweep(int argc, char **argv);
 int cli_cmd_results(int argc, char **argv);
+int cli_cmd_plot(int argc, char **argv);
+int cli_cmd_report(int argc, char **argv);
 
 #endif

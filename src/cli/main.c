@@ -26,6 +26,8 @@ static const command_entry commands[] = {
     {"validate", cli_cmd_validate, "estimates against full detailed runs on held-out configurations"},
     {"sweep", cli_cmd_sweep, "design-space sweep into a SQLite database (local workers or Open MPI), resumable"},
     {"results", cli_cmd_results, "a sweep database as a table or CSV, filtered with --where"},
+    {"plot", cli_cmd_plot, "a figure of a sweep's results database through gnuplot (png, svg)"},
+    {"report", cli_cmd_report, "one self-contained HTML page of a sweep's results database"},
 };
 
 static void print_help(FILE *out)

@@ -7,6 +7,7 @@
 #define GPUEST_FUZZ_TARGETS(X)                                                                                         \
     X(ini)                                                                                                             \
     X(booksim)                                                                                                         \
+    X(gpgpusim)                                                                                                        \
     X(accelsim)                                                                                                        \
     X(accelsim_xz)                                                                                                     \
     X(trace_csv)                                                                                                       \
