@@ -3,14 +3,16 @@
 #
 #   scripts/probing-table.sh OUT.csv [GPUEST] [JOBS]
 #
-# Runs, for every workload of HIGH (environment; default the 11 with inter-core locality below)
-#   gpuest simulate --preset mesh28 --workload W --scale small --seed 1 --max-instructions N
-#       --set technique.probing=... (one run per scenario of the list below)
-# and, for every workload of LOW (the 5 with little locality), the scenarios of Fig. 17. With
-# MESHES=1 it adds Fig. 15(c): mesh56 (8x8, 56 SMs, 8 MCs) and a 10x10 mesh (84 SMs, 16 MCs, built
-# from mesh28 with --set) under IP(25 %,1,1) and IP(50 %,1,1). N = MAX_INSTS (default 300000).
-# SWEEP=0 leaves out the Fig. 9 sweep (the longest part). Writes one row per run: the group (high,
-# low, mesh56, mesh10), workload, scenario label, technique keys, IPC and IPC normalized to the
+# Runs, for every workload of ALL (environment; default every generator)
+#   gpuest simulate --preset mesh28 --workload W --scale small --seed 1 --max-cycles N
+#       --set technique.probing=... (one run per scenario of Figs. 2, 13 and 17)
+# and, for every workload of HIGH (default the 11 with inter-core locality below), the scenarios of
+# Figs. 4, 9 and 14. With MESHES=1 it adds Fig. 15(c) on the HIGH workloads: mesh56 (8x8, 56 SMs,
+# 8 MCs) and a 10x10 mesh (84 SMs, 16 MCs, mesh28 with --set) under IP(25 %,1,1) and IP(50 %,1,1).
+# N = MAX_CYCLES core cycles (default 300000; MAX_INSTS=N instead limits warp instructions).
+# RUN_TIMEOUT (seconds, default none) stops a run that takes longer; the table keeps the others.
+# SWEEP=0 leaves out the Fig. 9 sweep (the longest part). Writes one row per run: the group (mesh28,
+# mesh56, mesh10), workload, scenario label, technique keys, IPC and IPC normalized to the
 # same workload's baseline, request and reply flits (and normalized), the reply flits a remote L1
 # sent, the remote hit rate (remote replies / L1 read misses: the paper's inter-core locality),
 # the share of misses an oracle saw shared, probes, timeouts, deflections, drops, precision and
@@ -21,15 +23,24 @@ set -euo pipefail
 out=${1:?usage: probing-table.sh OUT.csv [GPUEST] [JOBS]}
 gpuest=${2:-build-rel/gpuest}
 jobs=${3:-2}
-max_insts=${MAX_INSTS:-300000}
-high=${HIGH:-"2dconv 3dconv gemm hotspot srad lud gaussian btree spmv streamcluster color"}
-low=${LOW:-"kmeans nw atax bicg backprop"}
+if [ -n "${MAX_INSTS:-}" ]; then limit="--max-instructions $MAX_INSTS"; else limit="--max-cycles ${MAX_CYCLES:-300000}"; fi
+run_timeout=${RUN_TIMEOUT:-0}
+all=${ALL:-"bfs spmv 2dconv hotspot gemm kmeans nw btree lud gaussian atax bicg srad pathfinder backprop 3dconv
+            streamcluster color fw wordcount ss pvc"}
+high=${HIGH:-"bfs 2dconv btree gaussian hotspot lud spmv srad 3dconv streamcluster color"}
 sweep=${SWEEP:-1}
 meshes=${MESHES:-0}
 [ -x "$gpuest" ] || { echo "probing-table.sh: $gpuest is not an executable (build it first)" >&2; exit 2; }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# RUNS_DIR keeps every run's output there (not removed); TABULATE_ONLY=1 then only rebuilds the
+# table from a RUNS_DIR filled earlier (runs missing from it are left out of the table).
+if [ -n "${RUNS_DIR:-}" ]; then
+    tmp=$RUNS_DIR
+    mkdir -p "$tmp"
+else
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+fi
 
 # scenario label -> technique keys (probing cores count rate selector precision)
 keys() {
@@ -55,13 +66,14 @@ run_one() { # group preset workload label extra-sets
                 --set technique.probe_precision="$prec")
     local kv
     [ "$extra" = - ] || for kv in ${extra//;/ }; do sets+=(--set "$kv"); done
-    nice -n 10 "$gpuest" simulate --preset "$preset" --workload "$w" --scale small --seed 1 \
-        --max-instructions "$max_insts" "${sets[@]}" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
+    # shellcheck disable=SC2086
+    timeout "$run_timeout" nice -n 10 "$gpuest" simulate --preset "$preset" --workload "$w" --scale small \
+        --seed 1 $limit "${sets[@]}" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
         echo "probing-table.sh: $grp / $w / $label failed: $(cat "$f.err")" >&2; return 1; }
     echo "$grp $w $label $m $c $s $p $sel $prec" > "$f.key"
 }
 export -f run_one keys
-export gpuest tmp max_insts
+export gpuest tmp limit run_timeout
 
 fig13="base pp dp ip-27-1-1-index ip-15-2-0.2-supplier rp-27-1-1-supplier rp-5-2-0.5-supplier ccn la_llc"
 fig4="ip-5-1-1-index ip-10-1-1-index ip-15-1-1-index ip-20-1-1-index ip-27-1-1-index"
@@ -69,17 +81,16 @@ fig14="ipx-5-2-0.5-supplier-0.9 ipx-5-2-0.5-supplier-0.7 ipx-15-2-0.2-supplier-0
 fig9=""
 if [ "$sweep" = 1 ]; then
     for c in 5 10 15 27; do
-        for sp in 1-0.5 2-0.5 2-1 3-1; do fig9="$fig9 ip-$c-$sp-supplier"; done
+        for sp in 1-0.5 1-1 2-0.5 2-1 3-1; do fig9="$fig9 ip-$c-$sp-supplier"; done
     done
 fi
-fig17="base pp dp ip-15-2-0.2-supplier rp-5-2-0.5-supplier"
 mesh10="core.num_sms=84;noc.k=10;mc.num_mcs=16"
 {
+    for w in $all; do
+        for l in $fig13; do echo "mesh28 mesh28 $w $l -"; done
+    done
     for w in $high; do
-        for l in $fig13 $fig4 $fig14 $fig9; do echo "high mesh28 $w $l -"; done
-    done | awk '!seen[$0]++'
-    for w in $low; do
-        for l in $fig17; do echo "low mesh28 $w $l -"; done
+        for l in $fig4 $fig14 $fig9; do echo "mesh28 mesh28 $w $l -"; done
     done
     if [ "$meshes" = 1 ]; then
         for w in $high; do
@@ -87,7 +98,7 @@ mesh10="core.num_sms=84;noc.k=10;mc.num_mcs=16"
             for l in base ip-21-1-1-supplier ip-42-1-1-supplier; do echo "mesh10 mesh28 $w $l $mesh10"; done
         done
     fi
-} | xargs -P "$jobs" -L 1 bash -c 'run_one "$1" "$2" "$3" "$4" "$5"' _
+} | awk '!seen[$0]++' | { if [ "${TABULATE_ONLY:-0}" = 1 ]; then cat > /dev/null; else cat; fi; } | xargs -r -P "$jobs" -L 1 bash -c 'run_one "$1" "$2" "$3" "$4" "$5"' _ || true
 
 for k in "$tmp"/*.key; do
     b=${k%.key}
