@@ -9,9 +9,12 @@
 # and, for every workload of HIGH (default the 11 with inter-core locality below), the scenarios of
 # Figs. 4, 9 and 14. With MESHES=1 it adds Fig. 15(c) on the HIGH workloads: mesh56 (8x8, 56 SMs,
 # 8 MCs) and a 10x10 mesh (84 SMs, 16 MCs, mesh28 with --set) under IP(25 %,1,1) and IP(50 %,1,1).
-# N = MAX_CYCLES core cycles (default 300000; MAX_INSTS=N instead limits warp instructions).
+# The baseline runs N = MAX_CYCLES core cycles (default 300000; MAX_INSTS=N limits warp
+# instructions instead); every other scenario of the workload then runs exactly the warp
+# instructions the baseline ran, so all compare the same instruction prefix of the program.
 # RUN_TIMEOUT (seconds, default none) stops a run that takes longer; the table keeps the others.
-# SWEEP=0 leaves out the Fig. 9 sweep (the longest part). Writes one row per run: the group (mesh28,
+# SWEEP=0 leaves out the Fig. 9 sweep (the longest part); SWEEP_CORES (default "5 15 27") and
+# SWEEP_SP (S-P pairs, default "1-1 2-0.5 2-1") set its points; MESH_WORKLOADS the Fig. 15(c) ones. Writes one row per run: the group (mesh28,
 # mesh56, mesh10), workload, scenario label, technique keys, IPC and IPC normalized to the
 # same workload's baseline, request and reply flits (and normalized), the reply flits a remote L1
 # sent, the remote hit rate (remote replies / L1 read misses: the paper's inter-core locality),
@@ -59,6 +62,16 @@ keys() {
 
 run_one() { # group preset workload label extra-sets
     local grp=$1 preset=$2 w=$3 label=$4 extra=$5 f="$tmp/$1.$3.$4"
+    [ -e "$f.key" ] && return 0 # done in an earlier call with the same RUNS_DIR
+    # every scenario runs the instructions the baseline ran in its cycle budget: the same prefix
+    local lim=$limit
+    if [ "$label" != base ]; then
+        local n
+        n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                     $c["kernel"] == "total" { print $c["warp_instructions"] }' "$tmp/$grp.$w.base.csv" 2>/dev/null)
+        [ -n "$n" ] || { echo "probing-table.sh: $grp / $w / $label: no baseline run" >&2; return 1; }
+        lim="--max-instructions $n"
+    fi
     local k; k=$(keys "$label")
     read -r m c s p sel prec <<< "$k"
     local sets=(--set technique.probing="$m" --set technique.probe_cores="$c" --set technique.probe_count="$s"
@@ -68,7 +81,7 @@ run_one() { # group preset workload label extra-sets
     [ "$extra" = - ] || for kv in ${extra//;/ }; do sets+=(--set "$kv"); done
     # shellcheck disable=SC2086
     timeout "$run_timeout" nice -n 10 "$gpuest" simulate --preset "$preset" --workload "$w" --scale small \
-        --seed 1 $limit "${sets[@]}" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
+        --seed 1 $lim "${sets[@]}" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
         echo "probing-table.sh: $grp / $w / $label failed: $(cat "$f.err")" >&2; return 1; }
     echo "$grp $w $label $m $c $s $p $sel $prec" > "$f.key"
 }
@@ -77,11 +90,11 @@ export gpuest tmp limit run_timeout
 
 fig13="base pp dp ip-27-1-1-index ip-15-2-0.2-supplier rp-27-1-1-supplier rp-5-2-0.5-supplier ccn la_llc"
 fig4="ip-5-1-1-index ip-10-1-1-index ip-15-1-1-index ip-20-1-1-index ip-27-1-1-index"
-fig14="ipx-5-2-0.5-supplier-0.9 ipx-5-2-0.5-supplier-0.7 ipx-15-2-0.2-supplier-0.9 ipx-15-2-0.2-supplier-0.7"
+fig14=${FIG14:-"ipx-5-2-0.5-supplier-0.9 ipx-5-2-0.5-supplier-0.7 ipx-15-2-0.2-supplier-0.9 ipx-15-2-0.2-supplier-0.7"}
 fig9=""
 if [ "$sweep" = 1 ]; then
-    for c in 5 10 15 27; do
-        for sp in 1-0.5 1-1 2-0.5 2-1 3-1; do fig9="$fig9 ip-$c-$sp-supplier"; done
+    for c in ${SWEEP_CORES:-5 15 27}; do
+        for sp in ${SWEEP_SP:-1-1 2-0.5 2-1}; do fig9="$fig9 ip-$c-$sp-supplier"; done
     done
 fi
 mesh10="core.num_sms=84;noc.k=10;mc.num_mcs=16"
@@ -93,12 +106,19 @@ mesh10="core.num_sms=84;noc.k=10;mc.num_mcs=16"
         for l in $fig4 $fig14 $fig9; do echo "mesh28 mesh28 $w $l -"; done
     done
     if [ "$meshes" = 1 ]; then
-        for w in $high; do
+        for w in ${MESH_WORKLOADS:-2dconv hotspot btree lud gaussian}; do
             for l in base ip-14-1-1-supplier ip-28-1-1-supplier; do echo "mesh56 mesh56 $w $l -"; done
             for l in base ip-21-1-1-supplier ip-42-1-1-supplier; do echo "mesh10 mesh28 $w $l $mesh10"; done
         done
     fi
-} | awk '!seen[$0]++' | { if [ "${TABULATE_ONLY:-0}" = 1 ]; then cat > /dev/null; else cat; fi; } | xargs -r -P "$jobs" -L 1 bash -c 'run_one "$1" "$2" "$3" "$4" "$5"' _ || true
+} | awk '!seen[$0]++' > "$tmp/list.txt"
+# the baselines first (the others take their instruction counts), then the rest in list order
+if [ "${TABULATE_ONLY:-0}" != 1 ]; then
+    for phase in base other; do
+        awk -v p="$phase" '($4 == "base") == (p == "base")' "$tmp/list.txt" |
+            xargs -r -P "$jobs" -L 1 bash -c 'run_one "$1" "$2" "$3" "$4" "$5"' _ || true
+    done
+fi
 
 for k in "$tmp"/*.key; do
     b=${k%.key}
