@@ -3,12 +3,12 @@
 #
 #   scripts/probing-summary.sh data/probing-mesh28.csv
 #
-# HIGH (environment) names the workloads with inter-core locality (default: the 11 the table's
-# sweeps ran on) and LOW the 5 without (default below); means are arithmetic over workloads, as the
+# HIGH (environment) names the workloads with inter-core locality (default: the 11 with the
+# highest PP locality in data/probing-mesh28.csv) and LOW the 5 without (default below); means are arithmetic over workloads, as the
 # paper averages. Prints Markdown.
 set -euo pipefail
 csv=${1:?usage: probing-summary.sh TABLE.csv}
-high=${HIGH:-"bfs 2dconv btree gaussian hotspot lud spmv srad 3dconv streamcluster color"}
+high=${HIGH:-"bfs 2dconv btree gaussian hotspot lud spmv srad 3dconv color gemm"}
 low=${LOW:-"kmeans nw atax bicg backprop"}
 [ -r "$csv" ] || { echo "probing-summary.sh: cannot read $csv" >&2; exit 2; }
 
