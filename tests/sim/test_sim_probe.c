@@ -5,7 +5,9 @@
  *  - a probe stuck behind local accesses (local-access priority) lets the 2048-cycle timeout fire;
  *  - a full incoming probe queue deflects later probes to their next target;
  *  - probes at saturation (every SM probing every other SM with three probes) end without a
- *    protocol deadlock and with every request answered once. */
+ *    protocol deadlock and with every request answered once;
+ *  - LA-LLC: an L2 hit forwarded to the line's last reader comes from that L1; when the reader
+ *    no longer has it the read goes back to the L2, which answers it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -311,6 +313,92 @@ static void test_no_deadlock_at_saturation(void **state)
     gpuest_sim_result_free(&r);
 }
 
+/* LA-LLC through the simulator: the L2 remembers each line's last reader (the test's table). */
+typedef struct {
+    probe_ctx_t p;
+    int last[4]; /* last reader of LINE_A, -1 none */
+    int hits;
+} llc_ctx_t;
+
+static int llc_read(void *ctx, int mc, int sm, uint64_t line, int hit)
+{
+    llc_ctx_t *c = ctx;
+    (void)mc;
+    if (line != LINE_A)
+        return -1;
+    int last = c->last[0];
+    c->last[0] = sm;
+    c->hits += hit;
+    return hit ? last : -1;
+}
+
+static void run_llc(script_t *s, llc_ctx_t *c, gpuest_sim_result_t *r)
+{
+    gpuest_config_t cfg;
+    assert_int_equal(gpuest_config_preset(&cfg, "mesh28", NULL), GPUEST_OK);
+    cfg.core.perfect_inst_const_cache = 1;
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    o.sample_interval = 0;
+    o.hooks.ctx = c;
+    o.hooks.llc_read = llc_read;
+    o.hooks.probe_event = on_event; /* c->p is the first member */
+    gpuest_sim_source_t src;
+    script_source(&src, s);
+    gpuest_error_t e = {0};
+    if (gpuest_sim_run(&cfg, &src, &o, r, &e) != GPUEST_OK)
+        fail_msg("simulation failed: %s", e.msg);
+    assert_int_equal(r->requests_sent, r->replies_received);
+    assert_int_equal(r->outstanding, 0);
+}
+
+static void test_llc_forwards_hit_to_last_reader(void **state)
+{
+    (void)state;
+    script_t s;
+    two_sm_kernel(&s, 2);
+    llc_ctx_t c = {.last = {-1}};
+    gpuest_sim_result_t r;
+    run_llc(&s, &c, &r);
+    /* CTA 1's read hits the L2, which sends it to CTA 0's SM; that L1 answers */
+    assert_int_equal(c.hits, 1);
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_LLC_FORWARD], 1);
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_DATA_SENT], 1);
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_REMOTE_HIT], 1);
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_LLC_BACK], 0);
+    assert_int_equal(r.total.packets[0], 3); /* two reads, the forward */
+    assert_int_equal(r.total.packets[1], 2); /* the L2's reply to CTA 0, CTA 0's line to CTA 1 */
+    gpuest_sim_result_free(&r);
+}
+
+static void test_llc_miss_at_reader_goes_back_to_l2(void **state)
+{
+    (void)state;
+    script_t s;
+    memset(&s, 0, sizeof s);
+    script_inst_t k[4];
+    k[0] = load_a;
+    k[0].only_cta = 0;
+    k[0].dst = 1; /* the store reads the loaded register: it leaves after the line is in the L1 */
+    k[1] = (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_STORE, GPUEST_LAT_ALU, LINE_A, 4, 4, 1, 0, 0, 1, 0};
+    k[2] = delay(500, 1);
+    k[3] = load_a;
+    k[3].only_cta = 1;
+    script_kernel(&s, 0, NULL, 2, 4, k);
+    llc_ctx_t c = {.last = {-1}};
+    gpuest_sim_result_t r;
+    run_llc(&s, &c, &r);
+    /* CTA 0's store evicted its copy (write-evict L1): the forward misses there and the read goes
+     * back to its L2, which answers it itself (no second forward) */
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_LLC_FORWARD], 1);
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_LLC_BACK], 1);
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_REMOTE_HIT], 0);
+    assert_int_equal(c.p.ev[GPUEST_SIM_PEV_DATA_SENT], 0);
+    assert_int_equal(r.total.packets[0], 5); /* read, store, read, forward, the read back to the L2 */
+    assert_int_equal(r.total.packets[1], 3); /* the two reads' L2 replies and the store's ack */
+    gpuest_sim_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +407,8 @@ int main(void)
         cmocka_unit_test(test_timeout_fires),
         cmocka_unit_test(test_full_probe_queue_deflects),
         cmocka_unit_test(test_no_deadlock_at_saturation),
+        cmocka_unit_test(test_llc_forwards_hit_to_last_reader),
+        cmocka_unit_test(test_llc_miss_at_reader_goes_back_to_l2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
