@@ -14,7 +14,7 @@
 # MAX_INSTS=N limits warp instructions instead); every other scenario of the workload then runs
 # exactly the warp instructions the baseline ran, so all compare the same instruction prefix.
 # RUN_TIMEOUT (seconds, default none) stops a run that takes longer; the table keeps the others.
-# SWEEP=0 leaves out the Fig. 9 sweep; SWEEP_CORES (default "5 27") and SWEEP_SP (S-P pairs,
+# SWEEP=0 leaves out the Fig. 9 sweep; SWEEP_CORES (default "5 15 27") and SWEEP_SP (S-P pairs,
 # default "1-1 2-0.5 2-1") set its points. Writes one row per run: the group (mesh28, mesh56,
 # mesh10), workload, scenario label, technique keys, IPC and IPC normalized to the same
 # workload's baseline, request and reply flits (and normalized), the reply flits a remote L1
@@ -91,10 +91,10 @@ export gpuest tmp limit run_timeout
 
 fig13="base pp dp ip-27-1-1-index ip-15-2-0.2-supplier rp-27-1-1-supplier rp-5-2-0.5-supplier ccn la_llc"
 fig4="ip-5-1-1-index ip-10-1-1-index ip-15-1-1-index ip-20-1-1-index ip-27-1-1-index"
-fig14=${FIG14:-"ipx-5-2-0.5-supplier-0.7 ipx-15-2-0.2-supplier-0.7"}
+fig14=${FIG14:-"ipx-5-2-0.5-supplier-0.9 ipx-5-2-0.5-supplier-0.7 ipx-15-2-0.2-supplier-0.9 ipx-15-2-0.2-supplier-0.7"}
 fig9=""
 if [ "$sweep" = 1 ]; then
-    for c in ${SWEEP_CORES:-5 27}; do
+    for c in ${SWEEP_CORES:-5 15 27}; do
         for sp in ${SWEEP_SP:-1-1 2-0.5 2-1}; do fig9="$fig9 ip-$c-$sp-supplier"; done
     done
 fi
