@@ -26,6 +26,17 @@ typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sc
 /* Router allocators (BookSim names: islip, separable_input_first). */
 /* technique.coalescing (coalescing paper section 3) */
 typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
+/* technique.probing (remote-core paper, Table I and section IV-B) */
+typedef enum {
+    GPUEST_PROBE_NONE = 0,
+    GPUEST_PROBE_PP = 1,    /* perfect probing: zero-cycle fetch from a sharer */
+    GPUEST_PROBE_DP = 2,    /* direct probe of the nearest sharer */
+    GPUEST_PROBE_IP = 3,    /* IP(C,S,P): perfect sharing knowledge, searched targets */
+    GPUEST_PROBE_RP = 4,    /* RP(C,S,P): PC-based sharing predictor */
+    GPUEST_PROBE_CCN = 5,   /* CCN emulated as RP(27,1,1) with the index selector */
+    GPUEST_PROBE_LA_LLC = 6 /* the L2 forwards a read hit to the line's last sharer */
+} gpuest_probing_t;
+typedef enum { GPUEST_PROBE_SEL_SUPPLIER = 0, GPUEST_PROBE_SEL_INDEX = 1 } gpuest_probe_selector_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -151,6 +162,12 @@ typedef struct {
     int decompress_latency;            /* -1: the algorithm's default */
     int coalescing;                    /* gpuest_coalescing_t: packet coalescing units at the MCs */
     int pcu_rgrs;                      /* request grouping registers per PCU */
+    int probing;                       /* gpuest_probing_t: remote-L1 probing scenario */
+    int probe_cores;                   /* C: remote cores searched per probed miss */
+    int probe_count;                   /* S: probes per probed miss (S with probability P, else S - 1) */
+    double probe_rate;                 /* P */
+    int probe_selector;                /* gpuest_probe_selector_t */
+    double probe_precision;            /* ip only: 1 - share of non-shared misses probed anyway (Fig. 14b) */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

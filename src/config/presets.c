@@ -179,6 +179,12 @@ static void common_defaults(gpuest_config_t *c)
     c->technique.sc2_period_lines = 16384;
     c->technique.coalescing = GPUEST_COALESCE_NONE;
     c->technique.pcu_rgrs = 128; /* coalescing paper Table 1 / Fig. 9 default */
+    c->technique.probing = GPUEST_PROBE_NONE;
+    c->technique.probe_cores = 15; /* IP(15,2,0.2): the remote-core paper's headline point */
+    c->technique.probe_count = 2;
+    c->technique.probe_rate = 0.2;
+    c->technique.probe_selector = GPUEST_PROBE_SEL_SUPPLIER;
+    c->technique.probe_precision = 1.0;
 }
 
 /* Packet compression thesis Table 6.1: 15 SMs at 700 MHz, 6 MCs at 924 MHz, GTO,

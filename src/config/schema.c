@@ -16,6 +16,8 @@ static const char *const placement_names[] = {"bottom", "top_bottom", "edge", "d
 static const char *const warp_sched_names[] = {"gto", "lrr", NULL};
 static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
 static const char *const coalescing_names[] = {"none", "pcu", NULL};
+static const char *const probing_names[] = {"none", "pp", "dp", "ip", "rp", "ccn", "la_llc", NULL};
+static const char *const probe_selector_names[] = {"supplier", "index", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
 
 const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
@@ -168,6 +170,17 @@ const config_key config_keys[] = {
      "packet coalescing units in front of the L2 (none, pcu: coalescing paper section 3)"},
     {"technique", "pcu_rgrs", KEY_INT, OFF(technique.pcu_rgrs), 1, 4096, NULL,
      "request grouping registers per packet coalescing unit"},
+    {"technique", "probing", KEY_ENUM, OFF(technique.probing), 0, 0, probing_names,
+     "remote-L1 probing (none, pp, dp, ip, rp, ccn, la_llc: remote-core paper)"},
+    {"technique", "probe_cores", KEY_INT, OFF(technique.probe_cores), 1, 1023, NULL,
+     "C: remote cores searched per probed L1 read miss (at most num_sms - 1)"},
+    {"technique", "probe_count", KEY_INT, OFF(technique.probe_count), 1, 8, NULL,
+     "S: probes per probed miss, sent with probability probe_rate (else S - 1)"},
+    {"technique", "probe_rate", KEY_DOUBLE, OFF(technique.probe_rate), 0, 1, NULL, "P: probability of S probes"},
+    {"technique", "probe_selector", KEY_ENUM, OFF(technique.probe_selector), 0, 0, probe_selector_names,
+     "which cores to probe: supplier (reply counts per 8192 cycles) or index (ascending core index)"},
+    {"technique", "probe_precision", KEY_DOUBLE, OFF(technique.probe_precision), 0, 1, NULL,
+     "ip only: 1 - the share of non-shared misses probed anyway (imperfect IP, Fig. 14b)"},
 };
 
 const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];

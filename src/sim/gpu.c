@@ -125,7 +125,7 @@ static gpuest_err build(sim_gpu_t *g, gpuest_error_t *err)
     for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++)
         GPUEST_TRY(sim_loc_init(&g->loc[w], (sim_time_t)gpuest_sim_locality_window[w] * pc, err));
     g->pool.free_head = -1;
-    return GPUEST_OK;
+    return sim_probe_init(g, err);
 }
 
 static void teardown(sim_gpu_t *g)
@@ -149,6 +149,7 @@ static void teardown(sim_gpu_t *g)
     for (int w = 0; w < GPUEST_SIM_LOCALITY_WINDOWS; w++)
         sim_loc_free(&g->loc[w]);
     sim_pool_free(&g->pool);
+    sim_probe_free(g);
     free(g->kernel_names);
     gpuest_noc_destroy(g->noc);
 }
@@ -183,6 +184,8 @@ static gpuest_err instant(sim_gpu_t *g, gpuest_error_t *err)
         GPUEST_TRY(assign_ctas(g, err));
         for (int i = 0; i < g->nsm; i++)
             GPUEST_TRY(sim_sm_cycle(g, &g->sm[i], err));
+        if (g->probe)
+            sim_probe_cycle(g);
     }
     if (on[GPUEST_CLK_L2])
         for (int i = 0; i < g->nmc; i++)

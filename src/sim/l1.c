@@ -42,6 +42,8 @@ static int enqueue_miss(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
         gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
         g->opts->hooks.l1_miss(g->opts->hooks.ctx, &info, sim_core_cycle(g));
     }
+    if (g->probe && sim_probe_take(g, sm, i))
+        return 0; /* remote-L1 probing holds it (probe.c) */
     return sim_fifo_push(&sm->missq, i);
 }
 

@@ -89,6 +89,8 @@ int sim_l2_access(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
     uint64_t line = q->line, local = sim_sub_local(g, line);
     int write = q->op == GPUEST_MEM_STORE, atomic = q->op == GPUEST_MEM_ATOMIC;
     sim_way_t *way = sim_tags_find(&mc->l2, local, line, 0);
+    if (g->probe && sim_probe_llc(g, mc, i, way != NULL))
+        return 1; /* LA-LLC: a sharer's L1 answers this hit (probe.c) */
     if (way) {
         sim_tags_find(&mc->l2, local, line, 1);
         if (write || atomic)

@@ -74,6 +74,53 @@ enum {
                                    * released whose reply is not made yet: one multicast reply serves both */
 };
 
+/* Remote-L1 probing (remote-core paper; the messages run in sim/probe.c, a technique decides).
+ * On an L1D read miss the probe_plan hook chooses what happens to it: */
+enum {
+    GPUEST_SIM_PROBE_L2 = 0,     /* the request goes to its L2 (as without probing) */
+    GPUEST_SIM_PROBE_ORACLE = 1, /* perfect probing: the line comes at once from the nearest sharer's L1
+                                  * (after one L1 access); needs a sharer (nearest >= 0) */
+    GPUEST_SIM_PROBE_SEND = 2,   /* probes search the targets; the L2 request waits for them (timeout) */
+};
+#define GPUEST_SIM_PROBE_MAX_SMS 128  /* SMs a probing machine may have (bitmaps of 2 words) */
+#define GPUEST_SIM_PROBE_MAX_PROBES 8 /* probes per miss */
+typedef struct {
+    uint64_t line;
+    uint8_t sectors;
+    int sm;                 /* requester */
+    uint32_t pc;            /* the load's pc */
+    /* oracle (PP, DP, IP): other SMs whose L1 holds every requested sector now, and the nearest of
+     * them in router hops (ties: lowest index), -1 when none */
+    uint64_t sharers[GPUEST_SIM_PROBE_MAX_SMS / 64];
+    int nearest;
+} gpuest_sim_probe_query_t;
+typedef struct {
+    int action;    /* GPUEST_SIM_PROBE_*; starts as L2 */
+    int nprobes;   /* SEND: 1..GPUEST_SIM_PROBE_MAX_PROBES; the targets are split in order into nprobes
+                    * consecutive chunks as equal as possible (the first ones one longer) */
+    int two_level; /* SEND, nprobes >= 2: probe 0 leads, the others scout (collect candidates, no data) */
+    int ntargets;  /* SEND: 1..num_sms - 1 distinct SMs other than the requester, search order */
+    int16_t targets[GPUEST_SIM_PROBE_MAX_SMS];
+} gpuest_sim_probe_plan_t;
+/* Probe message events reported to probe_event (counted by the technique). */
+enum {
+    GPUEST_SIM_PEV_PROBE_SENT = 0,  /* a probe (first or second level) injected by its requester */
+    GPUEST_SIM_PEV_FORWARD,         /* a probe forwarded to its next target (request network) */
+    GPUEST_SIM_PEV_NACK,            /* a probe back at its requester without data (request network) */
+    GPUEST_SIM_PEV_DATA_SENT,       /* a remote L1 sent the line (reply network) */
+    GPUEST_SIM_PEV_REMOTE_HIT,      /* a probed miss filled from a remote L1 */
+    GPUEST_SIM_PEV_TIMEOUT,         /* the L2 request of a probed miss left at its timeout */
+    GPUEST_SIM_PEV_ALL_NACK,        /* ... left early: every probe came back without data */
+    GPUEST_SIM_PEV_DEFLECT,         /* a probe found its target's probe queue full and moved on */
+    GPUEST_SIM_PEV_DROP,            /* a probe found no room anywhere at an SM and was dropped */
+    GPUEST_SIM_PEV_LATE,            /* data or a probe of a miss already served (discarded) */
+    GPUEST_SIM_PEV_SECOND_LEVEL,    /* a second-level probe to the scouts' candidates */
+    GPUEST_SIM_PEV_LOCAL_WAIT,      /* a cycle a waiting probe lost the L1 port to a local access */
+    GPUEST_SIM_PEV_LLC_FORWARD,     /* LA-LLC: the L2 sent a read hit to the line's last sharer */
+    GPUEST_SIM_PEV_LLC_BACK,        /* LA-LLC: the sharer missed, the read went back to the L2 */
+    GPUEST_SIM_PEV_COUNT
+};
+
 typedef struct {
     void *ctx;
     /* MC request front end (between the MC's NI and the L2 path), three points:
@@ -109,6 +156,16 @@ typedef struct {
     /* Test / trace hook: a load, atomic or constant-cache miss of a warp completed (its destination is written). */
     void (*load_done)(void *ctx, int sm, int warp_slot, uint64_t issue_cycle, uint64_t done_cycle, int hits,
                       int misses);
+    /* Remote-L1 probing (sim/probe.c). probe_plan: an L1D load miss that allocated an MSHR
+     * entry; fills *plan (it starts as GPUEST_SIM_PROBE_L2). probe_done: a probed miss (SEND)
+     * finished; supplier = the SM whose L1 sent the line, or -1 (its L2 request left). */
+    void (*probe_plan)(void *ctx, const gpuest_sim_probe_query_t *q, uint64_t core_cycle,
+                       gpuest_sim_probe_plan_t *plan);
+    void (*probe_done)(void *ctx, int sm, uint32_t pc, int supplier, uint64_t core_cycle);
+    void (*probe_event)(void *ctx, int event, int sm);
+    /* LA-LLC: a load of SM `sm` looked line up in the L2 of MC `mc` (hit or not). Returns the SM the
+     * L2 forwards the hit to instead of answering, or -1 (answer). */
+    int (*llc_read)(void *ctx, int mc, int sm, uint64_t line, int hit);
 } gpuest_sim_hooks_t;
 
 /* ================================================================ options */

@@ -82,6 +82,7 @@ typedef struct {
     sim_time_t t_accept;  /* tail accepted at the MC */
     sim_time_t t_reply;   /* reply packet created at the MC */
     sim_time_t t_inject_ok; /* earliest injection of the reply (compressor latency) */
+    uint8_t llc_back;       /* LA-LLC: the sharer missed; the L2 answers this read itself (probe.c) */
 } sim_req_t;
 
 typedef struct {
@@ -211,6 +212,7 @@ typedef struct {
     int stall_ctr; /* counter the stall is charged to (SC_l1_mshr_stalls / SC_l1_missq_stalls) */
     size_t n, next;
     gpuest_line_req_t req[GPUEST_COALESCE_MAX];
+    uint32_t pc; /* the memory instruction's pc (remote-L1 probing's predictor) */
 } sim_ldst_t;
 
 typedef struct sim_gpu_s sim_gpu_t;
@@ -234,6 +236,7 @@ typedef struct {
     sim_time_t sleep_until; /* no warp can become ready before this (0: scan every cycle) */
     /* time series accumulation over the current interval */
     uint64_t iv_avail, iv_cycles, iv_issue, iv_runs;
+    uint64_t l1_port_cycle; /* core cycle + 1 of the last local L1D access (remote probes wait for a free port) */
 } sim_sm_t;
 
 gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err);
@@ -457,6 +460,7 @@ struct sim_gpu_s {
     int hold_issue; /* run control (sample.c): SMs issue nothing and no CTA starts (draining) */
     int functional; /* run control (sample.c): fast-forward, the L1I fills a missing line at once */
     gpuest_error_t *err; /* the run's error report */
+    struct sim_probe_s *probe; /* remote-L1 probing (probe.c), NULL when no probing hook is set */
 };
 
 /* Time a decompressor of D (extra_core) cycles adds between a reply's ejection and its fill: D
@@ -485,6 +489,21 @@ gpuest_err sim_gpu_assign_ctas(sim_gpu_t *g, gpuest_error_t *err);   /* starts C
 gpuest_err sim_gpu_check_launch(const sim_gpu_t *g, gpuest_error_t *err);
 gpuest_err sim_sm_retire_warp(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err);
 gpuest_err sim_sm_barrier_arrive(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *err);
+
+/* ---------------------------------------------------------------- remote-L1 probing (probe.c) */
+typedef struct sim_probe_s sim_probe_t;
+gpuest_err sim_probe_init(sim_gpu_t *g, gpuest_error_t *err); /* g->probe stays NULL without probing hooks */
+void sim_probe_free(sim_gpu_t *g);
+/* l1.c: read miss i is about to enter the miss queue; 1 when probing took it (it reaches the miss
+ * queue later, if at all). */
+int sim_probe_take(sim_gpu_t *g, sim_sm_t *sm, int32_t i);
+/* gpu.c: every core cycle after the SMs' phase 1 (also for idle SMs: they answer probes). */
+void sim_probe_cycle(sim_gpu_t *g);
+/* sm.c: 1 when an ejected packet is a probe message (then sim_probe_receive consumes it). */
+int sim_probe_is_msg(const gpuest_noc_packet_t *pkt);
+gpuest_err sim_probe_receive(sim_gpu_t *g, sim_sm_t *sm, const gpuest_noc_packet_t *pkt, gpuest_error_t *err);
+/* l2.c: LA-LLC, a load looked up in the L2 (hit or not); 1 when a hit was forwarded to a sharer. */
+int sim_probe_llc(sim_gpu_t *g, sim_mc_t *mc, int32_t i, int hit);
 
 /* stats.c */
 void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest_sim_stats_t *s);

@@ -297,6 +297,7 @@ static void issue_mem(sim_gpu_t *g, sim_sm_t *sm, int slot)
     u->busy = u->n > 0;
     u->stalled = 0;
     u->load = -1;
+    u->pc = in->pc;
     if (in->op == GPUEST_MEM_STORE)
         w->pending_stores += (int32_t)u->n;
     else if (u->n > 0)
@@ -349,6 +350,7 @@ static void ldst_step(sim_gpu_t *g, sim_sm_t *sm)
         return;
     }
     const gpuest_line_req_t *r = &u->req[u->next];
+    sm->l1_port_cycle = sim_core_cycle(g) + 1; /* the L1D port is taken: a remote probe waits (probe.c) */
     if (u->op == GPUEST_MEM_STORE) {
         if (sim_l1_store(g, sm, u->warp, r, u->op) != 0) {
             ldst_stall(g, u, SC_l1_missq_stalls);
@@ -496,6 +498,8 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     gpuest_noc_packet_t pkt;
     if (!gpuest_noc_eject(g->noc, sm->node, &pkt))
         return GPUEST_OK;
+    if (g->probe && sim_probe_is_msg(&pkt))
+        return sim_probe_receive(g, sm, &pkt, err);
     int32_t i = (int32_t)((intptr_t)pkt.payload - 1);
     if (i == -1 && pkt.cls == GPUEST_NOC_REPLY) { /* a technique's control packet: consumed by the NI */
         g->ctr.v[SC_ctrl_received]++;
