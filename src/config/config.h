@@ -26,6 +26,17 @@ typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sc
 /* Router allocators (BookSim names: islip, separable_input_first). */
 /* technique.coalescing (coalescing paper section 3) */
 typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
+/* technique.l1_compression (LATTE-CC): the compressed L1D's policy */
+typedef enum {
+    GPUEST_L1COMP_NONE = 0,
+    GPUEST_L1COMP_STATIC_BDI,
+    GPUEST_L1COMP_STATIC_SC,
+    GPUEST_L1COMP_STATIC_BPC,
+    GPUEST_L1COMP_LATTE_CC,
+    GPUEST_L1COMP_LATTE_CC_BDI_BPC,
+    GPUEST_L1COMP_ADAPTIVE_HIT_COUNT,
+    GPUEST_L1COMP_ADAPTIVE_CMP,
+} gpuest_l1_compression_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -151,6 +162,7 @@ typedef struct {
     int decompress_latency;            /* -1: the algorithm's default */
     int coalescing;                    /* gpuest_coalescing_t: packet coalescing units at the MCs */
     int pcu_rgrs;                      /* request grouping registers per PCU */
+    int l1_compression;                /* gpuest_l1_compression_t: compressed L1D policy (LATTE-CC) */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

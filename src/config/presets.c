@@ -179,6 +179,7 @@ static void common_defaults(gpuest_config_t *c)
     c->technique.sc2_period_lines = 16384;
     c->technique.coalescing = GPUEST_COALESCE_NONE;
     c->technique.pcu_rgrs = 128; /* coalescing paper Table 1 / Fig. 9 default */
+    c->technique.l1_compression = GPUEST_L1COMP_NONE;
 }
 
 /* Packet compression thesis Table 6.1: 15 SMs at 700 MHz, 6 MCs at 924 MHz, GTO,

@@ -16,6 +16,9 @@ static const char *const placement_names[] = {"bottom", "top_bottom", "edge", "d
 static const char *const warp_sched_names[] = {"gto", "lrr", NULL};
 static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
 static const char *const coalescing_names[] = {"none", "pcu", NULL};
+static const char *const l1_compression_names[] = {"none",     "static_bdi",       "static_sc",
+                                                   "static_bpc", "latte_cc",        "latte_cc_bdi_bpc",
+                                                   "adaptive_hit_count", "adaptive_cmp", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
 
 const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
@@ -168,6 +171,9 @@ const config_key config_keys[] = {
      "packet coalescing units in front of the L2 (none, pcu: coalescing paper section 3)"},
     {"technique", "pcu_rgrs", KEY_INT, OFF(technique.pcu_rgrs), 1, 4096, NULL,
      "request grouping registers per packet coalescing unit"},
+    {"technique", "l1_compression", KEY_ENUM, OFF(technique.l1_compression), 0, 0, l1_compression_names,
+     "compressed L1D policy (LATTE-CC): none, static_bdi, static_sc, static_bpc, latte_cc, latte_cc_bdi_bpc, "
+     "adaptive_hit_count, adaptive_cmp"},
 };
 
 const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];

@@ -234,6 +234,9 @@ typedef struct {
     sim_time_t sleep_until; /* no warp can become ready before this (0: scan every cycle) */
     /* time series accumulation over the current interval */
     uint64_t iv_avail, iv_cycles, iv_issue, iv_runs;
+    /* the same, cumulative over the run (the compressed L1's latency tolerance input) */
+    uint64_t lt_avail, lt_cycles, lt_issue, lt_runs;
+    struct sim_l1c_s *l1comp; /* compressed L1D state (l1_compressed.c); NULL: plain L1D */
 } sim_sm_t;
 
 gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err);
@@ -278,6 +281,23 @@ typedef enum { L1_HIT = 0, L1_MISS_SENT, L1_MISS_MERGED, L1_STALL_MSHR, L1_STALL
 sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op);
 int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* 0 sent, -1 stall */
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+
+/* l1_compressed.c: the compressed L1D organization (LATTE-CC); sm->l1 then holds 4x tags. */
+#define SIM_DQ_CAP 256
+/* A decompressor's FIFO queue: completion times of the lines it is decompressing. */
+typedef struct {
+    sim_time_t done[SIM_DQ_CAP];
+    int head, len;
+} sim_dq_t;
+/* Eq. 3: a hit at `now` on a line needing `lat` cycles (period fs each) enters the queue at
+ * position pos (lines still queued or in service) and waits lat x (pos + 1) cycles; returns
+ * that many cycles and sets *pos. */
+int sim_dq_enter(sim_dq_t *q, sim_time_t now, sim_time_t period, int lat, int *pos);
+gpuest_err sim_l1c_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+void sim_l1c_free(sim_sm_t *sm);
+sim_time_t sim_l1c_hit(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way);   /* extra hit time (fs) */
+void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line);
+void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
 /* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a

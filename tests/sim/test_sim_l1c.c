@@ -1,0 +1,170 @@
+/* test_sim_l1c.c: the compressed L1D organization (src/sim/l1_compressed.c) with a scripted
+ * policy in its hooks: eq. 3 on a hand-built decompression queue, the same wait on back-to-back
+ * hits in the simulator, 32-byte sub-block allocation with 4x tags, and the invalidation of the
+ * lines of one mode when the policy asks for it (a code book change). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script_source.h"
+#include "sim/sim_int.h"
+
+#define A GPUEST_MEMIMG_BASE
+#define NS 1000 /* femtoseconds of a hand-built queue's cycle */
+
+/* ---------------------------------------------------------------- eq. 3 on a hand-built queue */
+static void test_dq_eq3_hand_built_queue(void **state)
+{
+    (void)state;
+    sim_dq_t q = {0};
+    int pos;
+    /* SC (14 cycles): three hits at cycles 0, 0, 5 queue behind each other */
+    assert_int_equal(sim_dq_enter(&q, 0, NS, 14, &pos), 14);
+    assert_int_equal(pos, 0);
+    assert_int_equal(sim_dq_enter(&q, 0, NS, 14, &pos), 28);
+    assert_int_equal(pos, 1);
+    assert_int_equal(sim_dq_enter(&q, 5 * NS, NS, 14, &pos), 42);
+    assert_int_equal(pos, 2);
+    /* at cycle 14 the first (done at 14) has left; the ones done at 28 and 47 remain */
+    assert_int_equal(sim_dq_enter(&q, 14 * NS, NS, 14, &pos), 42);
+    assert_int_equal(pos, 2);
+    /* at cycle 100 everything has drained: a lone hit waits the bare latency */
+    assert_int_equal(sim_dq_enter(&q, 100 * NS, NS, 14, &pos), 14);
+    assert_int_equal(pos, 0);
+    /* BDI's 2 cycles on a fresh queue: 2, 4, 6 */
+    sim_dq_t b = {0};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(sim_dq_enter(&b, 0, NS, 2, &pos), 2 * (k + 1));
+        assert_int_equal(pos, k);
+    }
+}
+
+/* ---------------------------------------------------------------- scripted policy */
+typedef struct {
+    script_loads_t loads; /* first: script_on_load takes the context as a script_loads_t */
+    int bytes, mode, decomp;
+    int accesses, invalidate_at; /* return the SC mask at this access (0: never) */
+    int nhit_extra, hit_extra[64];
+} policy_t;
+
+static void fixed_fill(void *ctx, const gpuest_sim_l1c_event_t *ev, const uint8_t *data, gpuest_sim_l1c_line_t *out)
+{
+    (void)ev;
+    (void)data;
+    policy_t *p = ctx;
+    out->mode = p->mode;
+    out->bytes = p->bytes;
+    out->decomp_cycles = p->decomp;
+}
+
+static unsigned record_access(void *ctx, const gpuest_sim_l1c_event_t *ev)
+{
+    policy_t *p = ctx;
+    if (ev->hit && p->nhit_extra < 64)
+        p->hit_extra[p->nhit_extra++] = ev->extra_cycles;
+    return ++p->accesses == p->invalidate_at ? 1u << GPUEST_L1C_SC : 0u;
+}
+
+/* One warp loads 32 lines (a line per lane, 1 KB apart: 8 lines in each of 4 sets of the 32-set
+ * L1D), `passes` times, each load waiting for the previous one (register dependency). */
+static void run_passes(policy_t *p, int passes, int compressed)
+{
+    gpuest_config_t c;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&c, "latte15", &e), GPUEST_OK);
+    c.core.num_sms = 1;
+    c.core.perfect_inst_const_cache = 1;
+    script_t s = {0};
+    script_inst_t insts[4];
+    for (int k = 0; k < passes; k++)
+        insts[k] = (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, A, 1024, 4, 1, -1,
+                                   (uint8_t)(k + 2), (uint8_t)(k ? k + 1 : 0), 0};
+    script_kernel(&s, 0, NULL, 1, passes, insts);
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    o.hooks.ctx = p;
+    o.hooks.load_done = script_on_load;
+    if (compressed) {
+        o.hooks.l1c_fill = fixed_fill;
+        o.hooks.l1c_access = record_access;
+    }
+    gpuest_sim_source_t src;
+    script_source(&src, &s);
+    gpuest_sim_result_t r;
+    gpuest_err rc = gpuest_sim_run(&c, &src, &o, &r, &e);
+    if (rc != GPUEST_OK)
+        printf("# %s\n", e.msg);
+    assert_int_equal(rc, GPUEST_OK);
+    assert_int_equal(p->loads.n, passes);
+    gpuest_sim_result_free(&r);
+}
+
+/* 8 lines in a set: the plain 4-way L1D keeps 4 of them and the second pass misses all 32
+ * (LRU, sequential reuse, the victim's data dropped when its way is reserved at miss time);
+ * compressed to 32 or 64 bytes all 8 fit (16 tags, 16 sub-blocks), so the second pass hits all
+ * 32. Stored raw (4 sub-blocks each) a set keeps the 4 last filled lines (lanes 16..28 of it),
+ * and since the compressed L1 takes data room at fill time (a miss reserves one of the free
+ * tags), those 4 per set are still there when the second pass, sent before any of its fills
+ * returns, reaches them: 16 hits. */
+static void test_subblocks_hold_more_lines(void **state)
+{
+    (void)state;
+    policy_t base = {0};
+    run_passes(&base, 2, 0);
+    assert_int_equal(base.loads.hits[1], 0);
+    assert_int_equal(base.loads.misses[1], 32);
+    static const struct {
+        int bytes, hits;
+    } cases[] = {{32, 32}, {64, 32}, {128, 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        policy_t p = {.bytes = cases[i].bytes, .mode = GPUEST_L1C_BDI, .decomp = 2};
+        run_passes(&p, 2, 1);
+        assert_int_equal(p.loads.hits[1], cases[i].hits);
+        assert_int_equal(p.loads.misses[1], 32 - cases[i].hits);
+    }
+}
+
+/* The LD/ST unit sends one line request a cycle, so the second pass's hits enter the SC
+ * decompressor's queue one cycle apart: positions 0, 1, 2, ... and waits 14 x (position + 1)
+ * while no earlier one has finished (the 14th request meets the first one's end). */
+static void test_back_to_back_hits_follow_eq3(void **state)
+{
+    (void)state;
+    policy_t p = {.bytes = 32, .mode = GPUEST_L1C_SC, .decomp = 14};
+    run_passes(&p, 2, 1);
+    assert_int_equal(p.loads.hits[1], 32);
+    assert_int_equal(p.nhit_extra, 32);
+    for (int k = 0; k < 13; k++)
+        assert_int_equal(p.hit_extra[k], 14 * (k + 1));
+    /* the load completes when its last line is decompressed: later than the plain hit time */
+    assert_true(p.loads.done[1] - p.loads.issue[1] >= (uint64_t)(14 * 13));
+}
+
+/* The policy asks, at the first access of the second pass, to drop the SC lines: that access has
+ * hit already, the other 31 lines are gone and miss; lines of another mode stay. */
+static void test_invalidate_mask_drops_only_that_mode(void **state)
+{
+    (void)state;
+    policy_t sc = {.bytes = 32, .mode = GPUEST_L1C_SC, .decomp = 14, .invalidate_at = 33};
+    run_passes(&sc, 2, 1);
+    assert_int_equal(sc.loads.hits[1], 1);
+    assert_int_equal(sc.loads.misses[1], 31);
+    policy_t bdi = {.bytes = 32, .mode = GPUEST_L1C_BDI, .decomp = 2, .invalidate_at = 33};
+    run_passes(&bdi, 2, 1);
+    assert_int_equal(bdi.loads.hits[1], 32);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dq_eq3_hand_built_queue),
+        cmocka_unit_test(test_subblocks_hold_more_lines),
+        cmocka_unit_test(test_back_to_back_hits_follow_eq3),
+        cmocka_unit_test(test_invalidate_mask_drops_only_that_mode),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
