@@ -459,6 +459,15 @@ static size_t l1c_stats(void *state, gpuest_technique_stat_t *out, size_t max)
     return n;
 }
 
+void tech_l1c_counts(const void *state, int sm, int mode, uint64_t *hits, uint64_t *misses)
+{
+    const l1c_t *c = state;
+    *hits = c->sm[sm].nhit[mode];
+    *misses = c->sm[sm].nmiss[mode];
+}
+
+int tech_l1c_mode(const void *state, int sm) { return ((const l1c_t *)state)->sm[sm].mode; }
+
 const gpuest_technique_t gpuest_tech_l1compression = {
     .name = "l1_compression",
     .desc = "compressed L1D with LATTE-CC's latency-tolerance-aware mode selection and its comparison policies",
