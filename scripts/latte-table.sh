@@ -14,7 +14,8 @@
 # per (workload, configuration): cycles, speedup over the plain L1D of the same size, L1D misses,
 # misses per kilo warp instruction, miss reduction, and the policy's statistics (effective
 # capacity, share of EPs in each mode, decompression cycles per hit and their distribution,
-# effective capacity in 16 slices of the run); then per-class means (our class: speedup with a
+# effective capacity in 16 slices of the run, share of EPs in BDI and in the high-capacity mode
+# in 8 slices); then per-class means (our class: speedup with a
 # 4x L1D over 20 %, the paper's rule). Written to a temporary name and renamed.
 set -euo pipefail
 
@@ -89,6 +90,7 @@ END {
            "warp_instructions,l1_misses,l1_mpki,speedup,miss_reduction"
     for (j = 1; j <= ns; j++) printf ",%s", sn[j]
     for (b = 0; b < 16; b++) printf ",capacity_t%02d", b
+    for (b = 0; b < 8; b++) printf ",bdi_share_t%d,hc_share_t%d", b, b
     printf "\n"
     order = "base x4 static_bdi static_sc static_bpc latte_cc latte_cc_bdi_bpc kernel_opt adaptive_hit_count " \
             "adaptive_cmp base48 static_bdi48 latte_cc48"
@@ -120,6 +122,7 @@ END {
                 ours[w], x4[w], c, l1[k], pol[k], cyc[k], insts[k], miss[k], mpki, sp, mr
             for (j = 1; j <= ns; j++) printf ",%s", stat(k, sn[j])
             for (b = 0; b < 16; b++) printf ",%s", stat(k, sprintf("capacity_t%02d", b))
+            for (b = 0; b < 8; b++) printf ",%s,%s", stat(k, sprintf("bdi_share_t%d", b)), stat(k, sprintf("hc_share_t%d", b))
             printf "\n"
             if (c != "base" && c != "base48") {
                 for (g = 1; g <= 2; g++) {
@@ -136,7 +139,7 @@ END {
             c = ord[o]; if (!((tag, cl, c) in mn)) continue
             printf "%s,%s,mean-%s,,%s,%s,,%s,,,,,,,%.4f,%.4f", preset, scale, tag, (g == 2 ? cl : ""), \
                 (g == 1 ? cl : ""), c, msum[tag, cl, c] / mn[tag, cl, c], mmr[tag, cl, c] / mn[tag, cl, c]
-            for (j = 1; j <= ns + 16; j++) printf ","
+            for (j = 1; j <= ns + 32; j++) printf ","
             printf "\n"
         }
     }

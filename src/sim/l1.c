@@ -80,8 +80,9 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
      * MSHR is taken, or (d) the line is absent and every way of its set is reserved
      * by an earlier miss (lines are allocated at miss time, the 'm' policy). */
     int e = sim_mshr_find(&sm->mshr, r->line);
-    if (e < 0 && !way && !sim_tags_find_reserved(&sm->l1, r->line, r->line) && !sim_tags_victim(&sm->l1, r->line))
-        return L1_STALL_MSHR; /* (d) */
+    if (e < 0 && !way && !sim_tags_find_reserved(&sm->l1, r->line, r->line) &&
+        (!sim_tags_victim(&sm->l1, r->line) || (sm->l1comp && !sim_l1c_can_reserve(sm, r->line))))
+        return L1_STALL_MSHR; /* (d); compressed L1: no room left for one more raw line */
     if ((int)sm->missq.len + 1 >= g->cfg->l1.miss_queue)
         return L1_STALL_MISSQ; /* (a) */
     if (e >= 0) {
@@ -103,7 +104,9 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         return L1_STALL_MSHR; /* (c) */
     if (!way && !sim_tags_find_reserved(&sm->l1, r->line, r->line)) {
         sim_way_t old;
-        sim_tags_reserve(&sm->l1, r->line, r->line, &old); /* clean victim: the L1 writes through */
+        sim_way_t *rw = sim_tags_reserve(&sm->l1, r->line, r->line, &old); /* clean victim: the L1 writes through */
+        if (sm->l1comp && rw)
+            sim_l1c_reserved(sm, rw);
     }
     int32_t i = new_request(g, sm, warp, r, op);
     if (i < 0 || sim_mshr_alloc(&sm->mshr, r->line, &g->pool, i) < 0 || enqueue_miss(g, sm, i) != 0)

@@ -6,9 +6,14 @@
  *
  * Layout: sm->l1 is re-made with the same number of sets and 4 x assoc tags per set; the data
  * store of a set stays assoc x 128 bytes = 4 x assoc sub-blocks. Tags are allocated at miss time
- * (GPGPU-Sim's reservation, as the plain L1D); data sub-blocks at fill time, when the
- * compressed size is known: least recently used valid lines of the set lose their data (and
- * their validity) until the new line fits. An invalidated tag keeps its address. */
+ * (GPGPU-Sim's reservation, as the plain L1D). Reserving a tag makes the room of a raw line
+ * (4 sub-blocks) free of valid data: least recently used valid lines of the set lose their data
+ * (and their validity), as the plain L1D drops its victim at reservation; at most assoc tags of a
+ * set are reserved at once (a further miss waits, as one finding every way reserved does). At the
+ * fill the line takes ceil(size / 32) sub-blocks, making room again if lines filled meanwhile
+ * took it. So with every line stored raw the compressed L1D behaves exactly as the plain one (a
+ * test checks it cycle for cycle), and a policy's gains come from compression, not from the
+ * organization. An invalidated tag keeps its address. */
 #include "sim_int.h"
 
 #define L1C_TAG_FACTOR 4
@@ -154,25 +159,53 @@ void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line)
     report_access(g, sm, &ev);
 }
 
+/* Sub-blocks a raw line takes: the room a reservation frees. */
+#define RAW_BLOCKS (GPUEST_LINE_BYTES / L1C_SUBBLOCK)
+
+/* Sub-blocks of the set holding valid lines' data, leaving out `skip`; *lru is the least
+ * recently used valid line (NULL when none). */
+static int used_blocks(const sim_sm_t *sm, const sim_way_t *s, const sim_way_t *skip, sim_way_t **lru)
+{
+    int used = 0;
+    *lru = NULL;
+    for (int i = 0; i < sm->l1.assoc; i++) {
+        const sim_way_t *w = &s[i];
+        if (w == skip)
+            continue;
+        if (w->valid) {
+            used += sm->l1comp->blocks[w - sm->l1.ways];
+            if (!*lru || w->lru < (*lru)->lru)
+                *lru = (sim_way_t *)w;
+        }
+    }
+    return used;
+}
+
+static sim_way_t *set_of_line(const sim_sm_t *sm, uint64_t line)
+{
+    return &sm->l1.ways[(size_t)set_index(&sm->l1, line) * (size_t)sm->l1.assoc];
+}
+
 /* Frees sub-blocks in the set of `keep` (LRU valid lines first) until `need` more fit. */
 static void make_room(sim_sm_t *sm, sim_way_t *keep, int need)
 {
-    struct sim_l1c_s *z = sm->l1comp;
-    sim_way_t *s = &sm->l1.ways[(size_t)set_index(&sm->l1, keep->tag) * (size_t)sm->l1.assoc];
-    for (;;) {
-        int used = 0;
-        sim_way_t *lru = NULL;
-        for (int i = 0; i < sm->l1.assoc; i++) {
-            if (!s[i].valid || &s[i] == keep)
-                continue;
-            used += z->blocks[&s[i] - sm->l1.ways];
-            if (!lru || s[i].lru < lru->lru)
-                lru = &s[i];
-        }
-        if (used + need <= z->blocks_per_set || !lru)
-            return;
+    sim_way_t *s = set_of_line(sm, keep->tag), *lru;
+    while (used_blocks(sm, s, keep, &lru) + need > sm->l1comp->blocks_per_set && lru)
         lru->valid = 0;
-    }
+}
+
+int sim_l1c_can_reserve(const sim_sm_t *sm, uint64_t line)
+{
+    int reserved = 0;
+    const sim_way_t *s = set_of_line(sm, line);
+    for (int i = 0; i < sm->l1.assoc; i++)
+        reserved += s[i].reserved != 0;
+    return (reserved + 1) * RAW_BLOCKS <= sm->l1comp->blocks_per_set; /* at most assoc reserved */
+}
+
+void sim_l1c_reserved(sim_sm_t *sm, sim_way_t *way)
+{
+    make_room(sm, way, RAW_BLOCKS);
 }
 
 void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles)

@@ -48,6 +48,7 @@
 #define DEDICATED_SETS 4
 #define CAP_BUCKETS 16
 #define HITLAT_BINS 6
+#define MODE_SLICES 8
 #define GCP_LIMIT (1 << 18) /* Alameldeen-Wood's 19-bit saturating counter */
 
 static const int decomp_cycles[GPUEST_L1C_MODES] = {0, 2, 14, 11};
@@ -84,7 +85,8 @@ typedef struct {
     double cap_sum, lt_sum;
     double cap_bucket[CAP_BUCKETS];
     uint64_t cap_n[CAP_BUCKETS];
-    double *cap_cycle; /* (cycle, capacity) of every EP end, for the buckets */
+    uint64_t slice_ep[MODE_SLICES], slice_bdi[MODE_SLICES], slice_hc[MODE_SLICES];
+    double *cap_cycle; /* (cycle, capacity, mode) of every EP end, for the slices */
     size_t ncap, capcap;
     uint64_t hits, hit_extra_sum, hitlat_bin[HITLAT_BINS];
     uint64_t fills, fills_compressed, fill_bytes;
@@ -258,11 +260,11 @@ static int choose_mode(const l1c_t *c, const sm_state_t *s, double miss_lat)
     return best < 0 ? s->mode : best;
 }
 
-static void record_capacity(l1c_t *c, const gpuest_sim_l1c_event_t *ev)
+static void record_capacity(l1c_t *c, const gpuest_sim_l1c_event_t *ev, int mode)
 {
     double cap = (double)ev->valid_lines * GPUEST_LINE_BYTES / (double)c->l1_bytes;
     c->cap_sum += cap;
-    if (c->ncap + 2 > c->capcap) {
+    if (c->ncap + 3 > c->capcap) {
         size_t nc = c->capcap ? c->capcap * 2 : 4096;
         double *p = realloc(c->cap_cycle, nc * sizeof *p);
         if (!p)
@@ -272,6 +274,7 @@ static void record_capacity(l1c_t *c, const gpuest_sim_l1c_event_t *ev)
     }
     c->cap_cycle[c->ncap++] = (double)ev->core_cycle;
     c->cap_cycle[c->ncap++] = cap;
+    c->cap_cycle[c->ncap++] = mode;
 }
 
 static gpuest_err build_book(sm_state_t *s)
@@ -297,7 +300,7 @@ static void end_ep(l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t *ev)
     c->eps++;
     c->ep_mode[s->mode]++;
     c->lt_sum += s->lt;
-    record_capacity(c, ev);
+    record_capacity(c, ev, s->mode);
 
     int built_first = c->uses_sc && s->period == 0 && s->ep == 0;
     int built_last = c->uses_sc && s->ep == EPS_PER_PERIOD - 1;
@@ -411,18 +414,26 @@ static void l1c_install(void *state, gpuest_sim_hooks_t *hooks)
     hooks->l1c_access = l1c_access;
 }
 
-/* Mean effective capacity in CAP_BUCKETS equal slices of the run's cycles. */
+/* Mean effective capacity in CAP_BUCKETS equal slices of the run's cycles, and the share of the
+ * EPs ending in each of MODE_SLICES slices that ran compressed (BDI) and high-capacity (SC/BPC). */
 static void capacity_buckets(l1c_t *c)
 {
     double last = 0;
-    for (size_t i = 0; i < c->ncap; i += 2)
+    for (size_t i = 0; i < c->ncap; i += 3)
         last = c->cap_cycle[i] > last ? c->cap_cycle[i] : last;
     memset(c->cap_bucket, 0, sizeof c->cap_bucket);
     memset(c->cap_n, 0, sizeof c->cap_n);
-    for (size_t i = 0; i < c->ncap; i += 2) {
+    memset(c->slice_ep, 0, sizeof c->slice_ep);
+    memset(c->slice_bdi, 0, sizeof c->slice_bdi);
+    memset(c->slice_hc, 0, sizeof c->slice_hc);
+    for (size_t i = 0; i < c->ncap; i += 3) {
         int b = (int)(c->cap_cycle[i] * CAP_BUCKETS / (last + 1));
         c->cap_bucket[b] += c->cap_cycle[i + 1];
         c->cap_n[b]++;
+        int m = (int)c->cap_cycle[i + 2], k = (int)(c->cap_cycle[i] * MODE_SLICES / (last + 1));
+        c->slice_ep[k]++;
+        c->slice_bdi[k] += m == GPUEST_L1C_BDI;
+        c->slice_hc[k] += m == GPUEST_L1C_SC || m == GPUEST_L1C_BPC;
     }
 }
 
@@ -455,6 +466,13 @@ static size_t l1c_stats(void *state, gpuest_technique_stat_t *out, size_t max)
         if (c->cap_n[b])
             carried = c->cap_bucket[b] / (double)c->cap_n[b];
         n = tech_stat(out, n, max, name, carried);
+    }
+    for (int k = 0; k < MODE_SLICES; k++) {
+        double e = (double)c->slice_ep[k];
+        snprintf(name, sizeof name, "l1_compression.bdi_share_t%d", k);
+        n = tech_stat(out, n, max, name, e > 0 ? (double)c->slice_bdi[k] / e : 0);
+        snprintf(name, sizeof name, "l1_compression.hc_share_t%d", k);
+        n = tech_stat(out, n, max, name, e > 0 ? (double)c->slice_hc[k] / e : 0);
     }
     return n;
 }

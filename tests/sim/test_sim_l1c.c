@@ -69,9 +69,10 @@ static unsigned record_access(void *ctx, const gpuest_sim_l1c_event_t *ev)
     return ++p->accesses == p->invalidate_at ? 1u << GPUEST_L1C_SC : 0u;
 }
 
-/* One warp loads 32 lines (a line per lane, 1 KB apart: 8 lines in each of 4 sets of the 32-set
- * L1D), `passes` times, each load waiting for the previous one (register dependency). */
-static void run_passes(policy_t *p, int passes, int compressed)
+/* One warp loads 32 lines (a line per lane, `stride` bytes apart; 1 KB: 8 lines in each of 4 sets
+ * of the 32-set L1D), `passes` times, each load waiting for the previous one (register
+ * dependency). Returns the run's cycles. */
+static uint64_t run_stride(policy_t *p, int passes, int compressed, uint32_t stride)
 {
     gpuest_config_t c;
     gpuest_error_t e = {0};
@@ -81,7 +82,7 @@ static void run_passes(policy_t *p, int passes, int compressed)
     script_t s = {0};
     script_inst_t insts[4];
     for (int k = 0; k < passes; k++)
-        insts[k] = (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, A, 1024, 4, 1, -1,
+        insts[k] = (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, A, stride, 4, 1, -1,
                                    (uint8_t)(k + 2), (uint8_t)(k ? k + 1 : 0), 0};
     script_kernel(&s, 0, NULL, 1, passes, insts);
     gpuest_sim_opts_t o;
@@ -100,16 +101,17 @@ static void run_passes(policy_t *p, int passes, int compressed)
         printf("# %s\n", e.msg);
     assert_int_equal(rc, GPUEST_OK);
     assert_int_equal(p->loads.n, passes);
+    uint64_t cycles = r.total.cycles;
     gpuest_sim_result_free(&r);
+    return cycles;
 }
+
+static void run_passes(policy_t *p, int passes, int compressed) { run_stride(p, passes, compressed, 1024); }
 
 /* 8 lines in a set: the plain 4-way L1D keeps 4 of them and the second pass misses all 32
  * (LRU, sequential reuse, the victim's data dropped when its way is reserved at miss time);
  * compressed to 32 or 64 bytes all 8 fit (16 tags, 16 sub-blocks), so the second pass hits all
- * 32. Stored raw (4 sub-blocks each) a set keeps the 4 last filled lines (lanes 16..28 of it),
- * and since the compressed L1 takes data room at fill time (a miss reserves one of the free
- * tags), those 4 per set are still there when the second pass, sent before any of its fills
- * returns, reaches them: 16 hits. */
+ * 32. Stored raw (4 sub-blocks each) the 4x tags do not help: 0 hits, as the plain L1D. */
 static void test_subblocks_hold_more_lines(void **state)
 {
     (void)state;
@@ -119,12 +121,30 @@ static void test_subblocks_hold_more_lines(void **state)
     assert_int_equal(base.loads.misses[1], 32);
     static const struct {
         int bytes, hits;
-    } cases[] = {{32, 32}, {64, 32}, {128, 16}};
+    } cases[] = {{32, 32}, {64, 32}, {128, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         policy_t p = {.bytes = cases[i].bytes, .mode = GPUEST_L1C_BDI, .decomp = 2};
         run_passes(&p, 2, 1);
         assert_int_equal(p.loads.hits[1], cases[i].hits);
         assert_int_equal(p.loads.misses[1], 32 - cases[i].hits);
+    }
+}
+
+/* With every line stored raw the compressed organization is the plain L1D, cycle for cycle:
+ * same victims, same reservation stalls, same hits (three access patterns, three passes each). */
+static void test_raw_lines_match_plain_l1(void **state)
+{
+    (void)state;
+    static const uint32_t strides[] = {1024, 4096, 128};
+    for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+        policy_t plain = {0}, raw = {.bytes = 128, .mode = GPUEST_L1C_NONE, .decomp = 0};
+        uint64_t c0 = run_stride(&plain, 3, 0, strides[i]);
+        uint64_t c1 = run_stride(&raw, 3, 1, strides[i]);
+        assert_int_equal(c1, c0);
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(raw.loads.hits[k], plain.loads.hits[k]);
+            assert_int_equal(raw.loads.done[k], plain.loads.done[k]);
+        }
     }
 }
 
@@ -163,6 +183,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dq_eq3_hand_built_queue),
         cmocka_unit_test(test_subblocks_hold_more_lines),
+        cmocka_unit_test(test_raw_lines_match_plain_l1),
         cmocka_unit_test(test_back_to_back_hits_follow_eq3),
         cmocka_unit_test(test_invalidate_mask_drops_only_that_mode),
     };
