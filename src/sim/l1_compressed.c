@@ -6,14 +6,14 @@
  *
  * Layout: sm->l1 is re-made with the same number of sets and 4 x assoc tags per set; the data
  * store of a set stays assoc x 128 bytes = 4 x assoc sub-blocks. Tags are allocated at miss time
- * (GPGPU-Sim's reservation, as the plain L1D). Reserving a tag makes the room of a raw line
- * (4 sub-blocks) free of valid data: least recently used valid lines of the set lose their data
- * (and their validity), as the plain L1D drops its victim at reservation; at most assoc tags of a
- * set are reserved at once (a further miss waits, as one finding every way reserved does). At the
- * fill the line takes ceil(size / 32) sub-blocks, making room again if lines filled meanwhile
- * took it. So with every line stored raw the compressed L1D behaves exactly as the plain one (a
- * test checks it cycle for cycle), and a policy's gains come from compression, not from the
- * organization. An invalidated tag keeps its address. */
+ * (GPGPU-Sim's reservation, as the plain L1D), and until its fill a reserved tag counts as the
+ * room of a raw line (4 sub-blocks), its size being unknown. A reservation in a set without that
+ * room drops one line, the least recently used valid one, as the plain L1D drops its victim; at
+ * most assoc tags of a set are reserved at once (a further miss waits, as one finding every way
+ * reserved does). At the fill the line takes ceil(size / 32) sub-blocks, and LRU lines lose their
+ * data until it fits. So with every line stored raw the compressed L1D behaves exactly as the
+ * plain one (a test checks it cycle for cycle), and a policy's gains come from compression, not
+ * from the organization. An invalidated tag keeps its address. */
 #include "sim_int.h"
 
 #define L1C_TAG_FACTOR 4
@@ -162,8 +162,9 @@ void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line)
 /* Sub-blocks a raw line takes: the room a reservation frees. */
 #define RAW_BLOCKS (GPUEST_LINE_BYTES / L1C_SUBBLOCK)
 
-/* Sub-blocks of the set holding valid lines' data, leaving out `skip`; *lru is the least
- * recently used valid line (NULL when none). */
+/* Sub-blocks of the set taken, leaving out `skip`: valid lines' data, and a raw line's room for
+ * each reserved tag (its size is known only at its fill); *lru is the least recently used valid
+ * line (NULL when none). */
 static int used_blocks(const sim_sm_t *sm, const sim_way_t *s, const sim_way_t *skip, sim_way_t **lru)
 {
     int used = 0;
@@ -172,7 +173,9 @@ static int used_blocks(const sim_sm_t *sm, const sim_way_t *s, const sim_way_t *
         const sim_way_t *w = &s[i];
         if (w == skip)
             continue;
-        if (w->valid) {
+        if (w->reserved) {
+            used += RAW_BLOCKS;
+        } else if (w->valid) {
             used += sm->l1comp->blocks[w - sm->l1.ways];
             if (!*lru || w->lru < (*lru)->lru)
                 *lru = (sim_way_t *)w;
@@ -203,9 +206,14 @@ int sim_l1c_can_reserve(const sim_sm_t *sm, uint64_t line)
     return (reserved + 1) * RAW_BLOCKS <= sm->l1comp->blocks_per_set; /* at most assoc reserved */
 }
 
+/* As the plain L1D drops one victim when a miss reserves a way of a full set, a reservation here
+ * drops at most one line: the least recently used, when the set has no room left for a raw line.
+ * Any further room the line needs is made at its fill. */
 void sim_l1c_reserved(sim_sm_t *sm, sim_way_t *way)
 {
-    make_room(sm, way, RAW_BLOCKS);
+    sim_way_t *lru;
+    if (used_blocks(sm, set_of_line(sm, way->tag), way, &lru) + RAW_BLOCKS > sm->l1comp->blocks_per_set && lru)
+        lru->valid = 0;
 }
 
 void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles)

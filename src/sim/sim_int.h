@@ -298,8 +298,8 @@ void sim_l1c_free(sim_sm_t *sm);
 sim_time_t sim_l1c_hit(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way);   /* extra hit time (fs) */
 void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line);
 /* Whether a miss may reserve a tag in the set of line (fewer than assoc reserved there);
- * sim_l1c_reserved frees a raw line's room of valid data (LRU lines lose it) for the tag just
- * reserved, as the plain L1D drops its victim at reservation. */
+ * sim_l1c_reserved drops the LRU line when the set has no room for one more raw line, as the
+ * plain L1D drops its victim at reservation. */
 int sim_l1c_can_reserve(const sim_sm_t *sm, uint64_t line);
 void sim_l1c_reserved(sim_sm_t *sm, sim_way_t *way);
 void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles);
