@@ -37,6 +37,17 @@ typedef enum {
     GPUEST_PROBE_LA_LLC = 6 /* the L2 forwards a read hit to the line's last sharer */
 } gpuest_probing_t;
 typedef enum { GPUEST_PROBE_SEL_SUPPLIER = 0, GPUEST_PROBE_SEL_INDEX = 1 } gpuest_probe_selector_t;
+/* technique.l1_compression (LATTE-CC): the compressed L1D's policy */
+typedef enum {
+    GPUEST_L1COMP_NONE = 0,
+    GPUEST_L1COMP_STATIC_BDI,
+    GPUEST_L1COMP_STATIC_SC,
+    GPUEST_L1COMP_STATIC_BPC,
+    GPUEST_L1COMP_LATTE_CC,
+    GPUEST_L1COMP_LATTE_CC_BDI_BPC,
+    GPUEST_L1COMP_ADAPTIVE_HIT_COUNT,
+    GPUEST_L1COMP_ADAPTIVE_CMP,
+} gpuest_l1_compression_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -168,6 +179,7 @@ typedef struct {
     double probe_rate;                 /* P */
     int probe_selector;                /* gpuest_probe_selector_t */
     double probe_precision;            /* ip only: 1 - share of non-shared misses probed anyway (Fig. 14b) */
+    int l1_compression;                /* gpuest_l1_compression_t: compressed L1D policy (LATTE-CC) */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

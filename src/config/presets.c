@@ -185,6 +185,7 @@ static void common_defaults(gpuest_config_t *c)
     c->technique.probe_rate = 0.2;
     c->technique.probe_selector = GPUEST_PROBE_SEL_SUPPLIER;
     c->technique.probe_precision = 1.0;
+    c->technique.l1_compression = GPUEST_L1COMP_NONE;
 }
 
 /* Packet compression thesis Table 6.1: 15 SMs at 700 MHz, 6 MCs at 924 MHz, GTO,

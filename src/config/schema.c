@@ -18,6 +18,9 @@ static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
 static const char *const coalescing_names[] = {"none", "pcu", NULL};
 static const char *const probing_names[] = {"none", "pp", "dp", "ip", "rp", "ccn", "la_llc", NULL};
 static const char *const probe_selector_names[] = {"supplier", "index", NULL};
+static const char *const l1_compression_names[] = {"none",     "static_bdi",       "static_sc",
+                                                   "static_bpc", "latte_cc",        "latte_cc_bdi_bpc",
+                                                   "adaptive_hit_count", "adaptive_cmp", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
 
 const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
@@ -181,6 +184,9 @@ const config_key config_keys[] = {
      "which cores to probe: supplier (reply counts per 8192 cycles) or index (ascending core index)"},
     {"technique", "probe_precision", KEY_DOUBLE, OFF(technique.probe_precision), 0, 1, NULL,
      "ip only: 1 - the share of non-shared misses probed anyway (imperfect IP, Fig. 14b)"},
+    {"technique", "l1_compression", KEY_ENUM, OFF(technique.l1_compression), 0, 0, l1_compression_names,
+     "compressed L1D policy (LATTE-CC): none, static_bdi, static_sc, static_bpc, latte_cc, latte_cc_bdi_bpc, "
+     "adaptive_hit_count, adaptive_cmp"},
 };
 
 const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];

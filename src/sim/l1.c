@@ -65,6 +65,8 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
     if (way && (way->valid & r->sectors) == r->sectors) {
         sim_time_t done = g->now + hit_time(g, sm, r->line);
+        if (sm->l1comp) /* compressed L1: decompression queue wait (eq. 3) */
+            done += sim_l1c_hit(g, sm, way);
         sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
         g->ctr.v[SC_l1_accesses]++;
         g->ctr.v[SC_l1_hits]++;
@@ -80,8 +82,9 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
      * MSHR is taken, or (d) the line is absent and every way of its set is reserved
      * by an earlier miss (lines are allocated at miss time, the 'm' policy). */
     int e = sim_mshr_find(&sm->mshr, r->line);
-    if (e < 0 && !way && !sim_tags_find_reserved(&sm->l1, r->line, r->line) && !sim_tags_victim(&sm->l1, r->line))
-        return L1_STALL_MSHR; /* (d) */
+    if (e < 0 && !way && !sim_tags_find_reserved(&sm->l1, r->line, r->line) &&
+        (!sim_tags_victim(&sm->l1, r->line) || (sm->l1comp && !sim_l1c_can_reserve(sm, r->line))))
+        return L1_STALL_MSHR; /* (d); compressed L1: no room left for one more raw line */
     if ((int)sm->missq.len + 1 >= g->cfg->l1.miss_queue)
         return L1_STALL_MISSQ; /* (a) */
     if (e >= 0) {
@@ -92,6 +95,8 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
             return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
         g->pool.r[i].state = RQ_MERGED;
         sim_mshr_add(&sm->mshr, e, &g->pool, i);
+        if (sm->l1comp)
+            sim_l1c_miss(g, sm, r->line);
         g->ctr.v[SC_l1_accesses]++;
         g->ctr.v[SC_l1_misses]++;
         g->ctr.v[SC_l1_merges]++;
@@ -101,11 +106,15 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         return L1_STALL_MSHR; /* (c) */
     if (!way && !sim_tags_find_reserved(&sm->l1, r->line, r->line)) {
         sim_way_t old;
-        sim_tags_reserve(&sm->l1, r->line, r->line, &old); /* clean victim: the L1 writes through */
+        sim_way_t *rw = sim_tags_reserve(&sm->l1, r->line, r->line, &old); /* clean victim: the L1 writes through */
+        if (sm->l1comp && rw)
+            sim_l1c_reserved(sm, rw);
     }
     int32_t i = new_request(g, sm, warp, r, op);
     if (i < 0 || sim_mshr_alloc(&sm->mshr, r->line, &g->pool, i) < 0 || enqueue_miss(g, sm, i) != 0)
         return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
+    if (sm->l1comp)
+        sim_l1c_miss(g, sm, r->line);
     g->ctr.v[SC_l1_accesses]++;
     g->ctr.v[SC_l1_misses]++;
     g->ctr.v[SC_read_reqs]++;
@@ -147,8 +156,11 @@ void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
         sim_way_t *v = sim_tags_victim(&sm->l1, p->line);
         if (v)
             sim_tags_fill(&sm->l1, v, p->line, sectors);
+        way = v;
     }
     sim_time_t ready = g->now + sim_fill_delay_fs(g, p);
+    if (sm->l1comp && way) /* compressed L1: size the line, make room in 32-byte sub-blocks */
+        sim_l1c_filled(g, sm, way, (uint64_t)((ready - p->t_access) / g->period[GPUEST_CLK_CORE]));
     int e = sim_mshr_find(&sm->mshr, p->line);
     int32_t i = e >= 0 ? sim_mshr_release(&sm->mshr, e) : req;
     while (i >= 0) {

@@ -120,6 +120,37 @@ enum {
     GPUEST_SIM_PEV_LLC_BACK,        /* LA-LLC: the sharer missed, the read went back to the L2 */
     GPUEST_SIM_PEV_COUNT
 };
+/* Compressed L1D (LATTE-CC, sections III-IV; src/sim/l1_compressed.c). Installing
+ * l1c_fill switches the L1D to the compressed organization: 4x tags per set, data in
+ * 32-byte sub-blocks (the set's data store is unchanged: assoc x 128 bytes), two policy
+ * bits per tag naming the mode the line was stored in, one decompressor per mode per SM
+ * with a FIFO queue (effective hit latency of eq. 3). */
+enum { GPUEST_L1C_NONE = 0, GPUEST_L1C_BDI = 1, GPUEST_L1C_SC = 2, GPUEST_L1C_BPC = 3, GPUEST_L1C_MODES = 4 };
+
+/* One L1D load access or fill as the compressed L1 reports it. */
+typedef struct {
+    int sm, set, sets;     /* SM, set index of the line, sets per L1 */
+    uint64_t line;
+    int launch;            /* launch index */
+    uint64_t core_cycle;
+    int hit;               /* 1 hit, 0 miss (a primary miss or one merged into an MSHR) */
+    int mode;              /* hit: the policy bits of the line hit (GPUEST_L1C_*) */
+    int depth;             /* hit: LRU stack depth among the set's valid lines (0 = most recent) */
+    int queue_pos;         /* hit on a compressed line: its position in the decompression queue */
+    int extra_cycles;      /* hit: decompression cycles added (eq. 3), 0 for an uncompressed line */
+    int hit_latency;       /* hit: base hit latency + extra_cycles (core cycles) */
+    int valid_lines;       /* lines resident in this SM's L1 (effective capacity) */
+    /* cumulative per-SM inputs of the latency tolerance (eq. 4) and of the miss latency */
+    uint64_t avail_sum, sm_cycles, sched_issue, sched_runs;
+    uint64_t miss_lat_sum, miss_lat_n; /* core cycles from access to fill, primary misses */
+} gpuest_sim_l1c_event_t;
+
+/* What the l1c_fill hook decides for a line being filled. */
+typedef struct {
+    int mode;         /* policy bits stored with the line (GPUEST_L1C_NONE: raw) */
+    int bytes;        /* compressed size (1..128); 32-byte sub-blocks = ceil(bytes / 32) */
+    int decomp_cycles; /* decompression latency of the line's mode (0 when raw) */
+} gpuest_sim_l1c_line_t;
 
 typedef struct {
     void *ctx;
@@ -166,6 +197,12 @@ typedef struct {
     /* LA-LLC: a load of SM `sm` looked line up in the L2 of MC `mc` (hit or not). Returns the SM the
      * L2 forwards the hit to instead of answering, or -1 (answer). */
     int (*llc_read)(void *ctx, int mc, int sm, uint64_t line, int hit);
+    /* Compressed L1D (see GPUEST_L1C_*): l1c_fill decides mode and size of a line being
+     * filled (data: its 128 bytes from the source, NULL when it has none); l1c_access sees
+     * every L1D load access (hits and misses) and returns a mask of modes (1 << mode)
+     * whose resident lines must be invalidated now (0: none), e.g. when a code book changes. */
+    void (*l1c_fill)(void *ctx, const gpuest_sim_l1c_event_t *ev, const uint8_t *data, gpuest_sim_l1c_line_t *out);
+    unsigned (*l1c_access)(void *ctx, const gpuest_sim_l1c_event_t *ev);
 } gpuest_sim_hooks_t;
 
 /* ================================================================ options */

@@ -237,6 +237,9 @@ typedef struct {
     /* time series accumulation over the current interval */
     uint64_t iv_avail, iv_cycles, iv_issue, iv_runs;
     uint64_t l1_port_cycle; /* core cycle + 1 of the last local L1D access (remote probes wait for a free port) */
+    /* the same, cumulative over the run (the compressed L1's latency tolerance input) */
+    uint64_t lt_avail, lt_cycles, lt_issue, lt_runs;
+    struct sim_l1c_s *l1comp; /* compressed L1D state (l1_compressed.c); NULL: plain L1D */
 } sim_sm_t;
 
 gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err);
@@ -281,6 +284,28 @@ typedef enum { L1_HIT = 0, L1_MISS_SENT, L1_MISS_MERGED, L1_STALL_MSHR, L1_STALL
 sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op);
 int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* 0 sent, -1 stall */
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+
+/* l1_compressed.c: the compressed L1D organization (LATTE-CC); sm->l1 then holds 4x tags. */
+#define SIM_DQ_CAP 256
+/* A decompressor's FIFO queue: completion times of the lines it is decompressing. */
+typedef struct {
+    sim_time_t done[SIM_DQ_CAP];
+    int head, len;
+} sim_dq_t;
+/* Eq. 3: a hit at `now` on a line needing `lat` cycles (period fs each) enters the queue at
+ * position pos (lines still queued or in service) and waits lat x (pos + 1) cycles; returns
+ * that many cycles and sets *pos. */
+int sim_dq_enter(sim_dq_t *q, sim_time_t now, sim_time_t period, int lat, int *pos);
+gpuest_err sim_l1c_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+void sim_l1c_free(sim_sm_t *sm);
+sim_time_t sim_l1c_hit(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way);   /* extra hit time (fs) */
+void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line);
+/* Whether a miss may reserve a tag in the set of line (fewer than assoc reserved there);
+ * sim_l1c_reserved drops the LRU line when the set has no room for one more raw line, as the
+ * plain L1D drops its victim at reservation. */
+int sim_l1c_can_reserve(const sim_sm_t *sm, uint64_t line);
+void sim_l1c_reserved(sim_sm_t *sm, sim_way_t *way);
+void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
 /* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a

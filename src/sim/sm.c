@@ -30,6 +30,8 @@ gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_erro
         sm->sched[s].nslots = (c->core.warps_per_sm - s + sm->nsched - 1) / sm->nsched;
     }
     GPUEST_TRY(sim_tags_init(&sm->l1, "l1", c->l1.size_bytes, c->l1.line_bytes, c->l1.assoc, err));
+    if (g->opts->hooks.l1c_fill) /* a compressed L1D (LATTE-CC): 4x tags, 32-byte sub-blocks */
+        GPUEST_TRY(sim_l1c_init(g, sm, err));
     GPUEST_TRY(sim_mshr_init(&sm->mshr, c->l1.mshrs, c->l1.mshr_merge, err));
     sm->regs = malloc((size_t)c->core.warps_per_sm * GPUEST_REG_COUNT * sizeof *sm->regs);
     if (!sm->regs)
@@ -46,6 +48,7 @@ void sim_sm_free(sim_gpu_t *g, sim_sm_t *sm)
     free(sm->ctas);
     free(sm->sched);
     sim_tags_free(&sm->l1);
+    sim_l1c_free(sm);
     sim_mshr_free(&sm->mshr);
     sim_fifo_free(&sm->missq);
     free(sm->regs);
@@ -433,6 +436,7 @@ gpuest_err sim_sm_cycle(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     if (g->now < sm->sleep_until) { /* asleep: no warp available this cycle */
         g->ctr.v[SC_sm_cycles]++;
         sm->iv_cycles++;
+        sm->lt_cycles++;
         return GPUEST_OK;
     }
     uint8_t ready[256];
@@ -446,6 +450,8 @@ gpuest_err sim_sm_cycle(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
         g->ctr.v[SC_sm_cycles]++;
         sm->iv_avail += (uint64_t)avail;
         sm->iv_cycles++;
+        sm->lt_avail += (uint64_t)avail;
+        sm->lt_cycles++;
     }
     for (int s = 0; rc == GPUEST_OK && s < sm->nsched && avail > 0 && !g->hold_issue; s++) {
         int slot = sim_sched_pick(g, sm, s, rd);
@@ -457,9 +463,11 @@ gpuest_err sim_sm_cycle(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
         sim_sched_issued(sm, s, slot);
         g->ctr.v[SC_sched_issue]++;
         sm->iv_issue++;
+        sm->lt_issue++;
         if (sm->sched[s].runs != runs0) {
             g->ctr.v[SC_sched_runs]++;
             sm->iv_runs++;
+            sm->lt_runs++;
         }
         rd[slot] = 0;
         rc = issue(g, sm, slot, err);

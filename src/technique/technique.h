@@ -46,7 +46,7 @@ typedef struct {
     double value;
 } gpuest_technique_stat_t;
 
-#define GPUEST_TECH_MAX_STATS 48
+#define GPUEST_TECH_MAX_STATS 64
 
 /* A registry entry (one file per technique under src/technique/). */
 typedef struct gpuest_technique_s {

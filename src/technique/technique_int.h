@@ -17,4 +17,9 @@ static inline size_t tech_stat(gpuest_technique_stat_t *out, size_t n, size_t ma
     return n + 1;
 }
 
+/* tech_l1compression.c, for tests: the set-sampling counters of SM sm for mode m (hits,
+ * insertions) and its current follower mode, from the technique's state (hooks.ctx). */
+void tech_l1c_counts(const void *state, int sm, int mode, uint64_t *hits, uint64_t *misses);
+int tech_l1c_mode(const void *state, int sm);
+
 #endif

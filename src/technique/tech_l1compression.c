@@ -1,0 +1,500 @@
+/* tech_l1compression.c: the policies of the compressed L1D (LATTE-CC, Arunkumar et al.,
+ * sections III and IV-C; the organization itself is src/sim/l1_compressed.c).
+ *
+ * technique.l1_compression picks the policy:
+ *  - static_bdi / static_sc / static_bpc: every line in one mode;
+ *  - latte_cc (modes none, BDI, SC) and latte_cc_bdi_bpc (none, BDI, BPC): per SM, execution is cut
+ *    into experimental phases (EP) of 256 L1D accesses, 10 EPs a period; EP 0 of each period is
+ *    the learning phase, in which 4 dedicated sets per mode store their lines in that mode while
+ *    the other (follower) sets keep the current mode. Insertions (misses) in the dedicated sets
+ *    are counted in EP 0, hits in EPs 0 and 1 (the paper's one-EP extension: a line's reuse comes
+ *    after its insertion). At the end of every EP from EP 0 on, the mode of the next EP is the one
+ *    with the least AMAT_GPU (eq. 2, with the clamp at zero of ARCHITECTURE.md):
+ *        AMAT_GPU(m) = (N_hit(m) max(hit_lat(m) - LT, 0) + N_miss(m) miss_lat) / (N_hit(m) + N_miss(m))
+ *    LT = available warps x cycles per schedule (eq. 4), both measured on this SM over the EP just
+ *    ended; hit_lat(m) = L1 hit latency + the mean decompression wait (eq. 3) of this period's hits
+ *    on mode-m lines (the nominal decompression latency before any); miss_lat = this SM's mean
+ *    access-to-fill time of its primary misses so far.
+ *  - adaptive_hit_count: the same sampling, the mode with the lowest miss ratio in its sets
+ *    (no latency at all: the paper's Adaptive-Hit-Count).
+ *  - adaptive_cmp: Alameldeen and Wood's adaptive policy for CMP caches (ISCA 2004) on the same
+ *    sampling: a saturating counter per compressed mode, updated by the accesses to that mode's
+ *    dedicated sets in the counting window from the LRU stack depth of the hit: a hit deeper than
+ *    the uncompressed associativity is a miss avoided (+ miss latency), a hit within it on a
+ *    compressed line a penalized hit (- its decompression cycles). The mode with the largest
+ *    positive counter wins, none when no counter is positive. Their 'avoidable miss' term (a
+ *    miss whose tag is still present) is left out: our tags keep the address of any invalidated
+ *    line, evicted for room or not, so it cannot be told apart.
+ * Ties go to the lower latency mode (none, then BDI, then the high-capacity one).
+ *
+ * SC (statistical compression): each SM has a value frequency table (1024 entries, 12-bit
+ * counters) that samples the words of every line filled during the first EP of the first period
+ * and during the last EP of every period; its canonical Huffman book takes effect at the end of
+ * that EP (the first) or when the next period starts, and then every line stored with the old
+ * book (policy bits = SC) is invalidated. Before the first book exists an SC line is stored raw.
+ * BDI, SC and BPC sizes come from compressing the line's bytes with the compress module; a line
+ * that does not shrink is stored raw (policy bits none, no decompression). Latencies (LATTE-CC
+ * IV-C and Table I): decompression BDI 2, SC 14, BPC 11 cycles. The compression latencies (2, 6,
+ * 11) are off the load's path: the reply's data goes to the warp while the line is written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compress/compress.h"
+#include "technique_int.h"
+
+#define EP_ACCESSES 256
+#define EPS_PER_PERIOD 10
+#define DEDICATED_SETS 4
+#define CAP_BUCKETS 16
+#define HITLAT_BINS 6
+#define MODE_SLICES 8
+#define GCP_LIMIT (1 << 18) /* Alameldeen-Wood's 19-bit saturating counter */
+
+static const int decomp_cycles[GPUEST_L1C_MODES] = {0, 2, 14, 11};
+static const char *const mode_names[GPUEST_L1C_MODES] = {"none", "bdi", "sc", "bpc"};
+
+typedef enum { RULE_STATIC, RULE_AMAT, RULE_HIT_COUNT, RULE_CMP } rule_t;
+
+typedef struct {
+    int ep_acc;      /* accesses in the current EP */
+    int ep;          /* EP index in the period, 0..9 */
+    uint64_t period; /* periods started before the current one */
+    int mode;        /* follower mode of the current EP */
+    uint64_t nhit[GPUEST_L1C_MODES], nmiss[GPUEST_L1C_MODES];
+    uint64_t dec_sum[GPUEST_L1C_MODES], dec_n[GPUEST_L1C_MODES];
+    int64_t gcp[GPUEST_L1C_MODES];
+    uint64_t avail0, cycles0, issue0, runs0; /* cumulative counters at the EP's start */
+    double lt;                               /* latency tolerance of the last EP */
+    gpuest_sc2_vft_t *vft;
+    gpuest_sc2_book_t *book;
+    gpuest_codec_t sc_codec;
+    int book_ready;
+    unsigned pending_invalidate; /* modes to invalidate at the next access */
+} sm_state_t;
+
+typedef struct {
+    rule_t rule;
+    int cand[3], ncand; /* candidate modes, lowest latency first */
+    int uses_sc;
+    int nsm, base_hit, l1_bytes, assoc;
+    sm_state_t *sm;
+    gpuest_codec_t bdi, bpc;
+    /* statistics */
+    uint64_t eps, ep_mode[GPUEST_L1C_MODES], books, periods;
+    double cap_sum, lt_sum;
+    double cap_bucket[CAP_BUCKETS];
+    uint64_t cap_n[CAP_BUCKETS];
+    uint64_t slice_ep[MODE_SLICES], slice_bdi[MODE_SLICES], slice_hc[MODE_SLICES];
+    double *cap_cycle; /* (cycle, capacity, mode) of every EP end, for the slices */
+    size_t ncap, capcap;
+    uint64_t hits, hit_extra_sum, hitlat_bin[HITLAT_BINS];
+    uint64_t fills, fills_compressed, fill_bytes;
+} l1c_t;
+
+static const char *const l1c_keys[] = {"l1_compression", NULL};
+
+static int l1c_active(const gpuest_config_t *cfg) { return cfg->technique.l1_compression != GPUEST_L1COMP_NONE; }
+
+static gpuest_err l1c_validate(const gpuest_config_t *cfg, gpuest_error_t *err)
+{
+    char at[256];
+    if (!l1c_active(cfg))
+        return GPUEST_OK;
+    int sets = cfg->l1.size_bytes / (cfg->l1.line_bytes * cfg->l1.assoc);
+    if (sets < DEDICATED_SETS * 3)
+        return gpuest_fail(err, GPUEST_EINVAL,
+                           "%s: technique.l1_compression needs at least %d L1D sets (4 dedicated sets for each of "
+                           "3 modes), this L1D has %d",
+                           gpuest_config_key_origin(cfg, "technique", "l1_compression", at, sizeof at),
+                           DEDICATED_SETS * 3, sets);
+    if (cfg->l1.assoc * 4 > 255)
+        return gpuest_fail(err, GPUEST_EINVAL, "%s: technique.l1_compression supports an L1D of at most 63 ways",
+                           gpuest_config_key_origin(cfg, "technique", "l1_compression", at, sizeof at));
+    return GPUEST_OK;
+}
+
+static void l1c_destroy(void *state)
+{
+    l1c_t *c = state;
+    if (!c)
+        return;
+    for (int i = 0; c->sm && i < c->nsm; i++) {
+        gpuest_sc2_vft_destroy(c->sm[i].vft);
+        gpuest_sc2_book_destroy(c->sm[i].book);
+    }
+    free(c->sm);
+    free(c->cap_cycle);
+    free(c);
+}
+
+static void set_policy(l1c_t *c, int policy)
+{
+    static const struct {
+        rule_t rule;
+        int cand[3], ncand;
+    } table[] = {
+        [GPUEST_L1COMP_STATIC_BDI] = {RULE_STATIC, {GPUEST_L1C_BDI}, 1},
+        [GPUEST_L1COMP_STATIC_SC] = {RULE_STATIC, {GPUEST_L1C_SC}, 1},
+        [GPUEST_L1COMP_STATIC_BPC] = {RULE_STATIC, {GPUEST_L1C_BPC}, 1},
+        [GPUEST_L1COMP_LATTE_CC] = {RULE_AMAT, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
+        [GPUEST_L1COMP_LATTE_CC_BDI_BPC] = {RULE_AMAT, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_BPC}, 3},
+        [GPUEST_L1COMP_ADAPTIVE_HIT_COUNT] = {RULE_HIT_COUNT, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
+        [GPUEST_L1COMP_ADAPTIVE_CMP] = {RULE_CMP, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
+    };
+    c->rule = table[policy].rule;
+    c->ncand = table[policy].ncand;
+    for (int i = 0; i < c->ncand; i++) {
+        c->cand[i] = table[policy].cand[i];
+        c->uses_sc |= c->cand[i] == GPUEST_L1C_SC;
+    }
+}
+
+static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gpuest_error_t *err)
+{
+    const gpuest_config_t *cfg = env->cfg;
+    l1c_t *c = calloc(1, sizeof *c);
+    if (!c || !(c->sm = calloc((size_t)cfg->core.num_sms, sizeof *c->sm))) {
+        free(c);
+        return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the compressed L1 policy");
+    }
+    c->nsm = cfg->core.num_sms;
+    c->base_hit = cfg->l1.hit_latency;
+    c->l1_bytes = cfg->l1.size_bytes;
+    c->assoc = cfg->l1.assoc;
+    set_policy(c, cfg->technique.l1_compression);
+    const gpuest_compress_algo_t *a;
+    gpuest_codec_opts_t o = {.line_bytes = GPUEST_LINE_BYTES};
+    gpuest_err rc = gpuest_compress_lookup("bdi", &a, err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_codec_init(&c->bdi, a, &o, err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_compress_lookup("bpc", &a, err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_codec_init(&c->bpc, a, &o, err);
+    for (int i = 0; rc == GPUEST_OK && i < c->nsm; i++) {
+        sm_state_t *s = &c->sm[i];
+        s->mode = c->rule == RULE_STATIC ? c->cand[0] : GPUEST_L1C_NONE;
+        if (!c->uses_sc)
+            continue;
+        rc = gpuest_sc2_vft_create(&s->vft, err);
+        if (rc == GPUEST_OK)
+            rc = gpuest_sc2_book_create(&s->book, err);
+        if (rc == GPUEST_OK)
+            rc = gpuest_compress_lookup("sc2", &a, err);
+        gpuest_codec_opts_t so = {.line_bytes = GPUEST_LINE_BYTES, .sc2_book = s->book};
+        if (rc == GPUEST_OK)
+            rc = gpuest_codec_init(&s->sc_codec, a, &so, err);
+    }
+    if (rc != GPUEST_OK) {
+        l1c_destroy(c);
+        return rc;
+    }
+    *state = c;
+    return GPUEST_OK;
+}
+
+/* The mode dedicated set `set` samples (-1: a follower set). Dedicated sets are spread over the
+ * cache: with stride = sets / 4, set s belongs to candidate s mod stride when that is < ncand. */
+static int dedicated_mode(const l1c_t *c, int set, int sets)
+{
+    if (c->rule == RULE_STATIC)
+        return -1;
+    int stride = sets / DEDICATED_SETS;
+    int k = set % stride;
+    return k < c->ncand && set / stride < DEDICATED_SETS ? c->cand[k] : -1;
+}
+
+/* The counting windows: insertions in EP 0 (learning), hits in EPs 0 and 1. */
+static int counts_misses(const sm_state_t *s) { return s->ep == 0; }
+static int counts_hits(const sm_state_t *s) { return s->ep <= 1; }
+static int samples_values(const sm_state_t *s) { return (s->period == 0 && s->ep == 0) || s->ep == EPS_PER_PERIOD - 1; }
+
+static double miss_latency(const gpuest_sim_l1c_event_t *ev)
+{
+    /* before this SM's first fill: the machine's minimum L2 hit latency would do as well; 220
+     * cycles (LATTE-CC Table II's minimum DRAM latency) is only used for the very first EP */
+    return ev->miss_lat_n ? (double)ev->miss_lat_sum / (double)ev->miss_lat_n : 220.0;
+}
+
+static double hit_latency(const l1c_t *c, const sm_state_t *s, int m)
+{
+    double extra = s->dec_n[m] ? (double)s->dec_sum[m] / (double)s->dec_n[m] : (double)decomp_cycles[m];
+    return (double)c->base_hit + extra;
+}
+
+/* AMAT_GPU of mode m (eq. 2, clamped at zero); -1 when its sets saw no access. */
+static double amat_gpu(const l1c_t *c, const sm_state_t *s, int m, double miss_lat)
+{
+    uint64_t n = s->nhit[m] + s->nmiss[m];
+    if (n == 0)
+        return -1;
+    double exposed = hit_latency(c, s, m) - s->lt;
+    if (exposed < 0)
+        exposed = 0;
+    return ((double)s->nhit[m] * exposed + (double)s->nmiss[m] * miss_lat) / (double)n;
+}
+
+static int choose_mode(const l1c_t *c, const sm_state_t *s, double miss_lat)
+{
+    int best = -1;
+    double best_v = 0;
+    for (int i = 0; i < c->ncand; i++) {
+        int m = c->cand[i];
+        double v;
+        if (c->rule == RULE_AMAT) {
+            v = amat_gpu(c, s, m, miss_lat);
+        } else if (c->rule == RULE_HIT_COUNT) {
+            uint64_t n = s->nhit[m] + s->nmiss[m];
+            v = n ? (double)s->nmiss[m] / (double)n : -1;
+        } else { /* RULE_CMP: larger counter is better; none stands at 0 */
+            v = m == GPUEST_L1C_NONE ? 0.0 : -(double)s->gcp[m];
+        }
+        if (v < 0 && c->rule != RULE_CMP)
+            continue;
+        if (best < 0 || v < best_v) {
+            best = m;
+            best_v = v;
+        }
+    }
+    return best < 0 ? s->mode : best;
+}
+
+static void record_capacity(l1c_t *c, const gpuest_sim_l1c_event_t *ev, int mode)
+{
+    double cap = (double)ev->valid_lines * GPUEST_LINE_BYTES / (double)c->l1_bytes;
+    c->cap_sum += cap;
+    if (c->ncap + 3 > c->capcap) {
+        size_t nc = c->capcap ? c->capcap * 2 : 4096;
+        double *p = realloc(c->cap_cycle, nc * sizeof *p);
+        if (!p)
+            return; /* the time series loses points; the means stay right */
+        c->cap_cycle = p;
+        c->capcap = nc;
+    }
+    c->cap_cycle[c->ncap++] = (double)ev->core_cycle;
+    c->cap_cycle[c->ncap++] = cap;
+    c->cap_cycle[c->ncap++] = mode;
+}
+
+static gpuest_err build_book(sm_state_t *s)
+{
+    gpuest_error_t e;
+    gpuest_err rc = gpuest_sc2_book_build_from_vft(s->book, s->vft, &e);
+    gpuest_sc2_vft_reset(s->vft);
+    s->book_ready = rc == GPUEST_OK;
+    return rc;
+}
+
+/* The EP of SM s ended with access ev: measure, roll the period, decide the next mode. */
+static void end_ep(l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t *ev)
+{
+    uint64_t dc = ev->sm_cycles - s->cycles0, dr = ev->sched_runs - s->runs0;
+    double avail = dc ? (double)(ev->avail_sum - s->avail0) / (double)dc : 0;
+    double cps = dr ? (double)(ev->sched_issue - s->issue0) / (double)dr : 0;
+    s->lt = avail * cps; /* eq. 4 */
+    s->avail0 = ev->avail_sum;
+    s->cycles0 = ev->sm_cycles;
+    s->issue0 = ev->sched_issue;
+    s->runs0 = ev->sched_runs;
+    c->eps++;
+    c->ep_mode[s->mode]++;
+    c->lt_sum += s->lt;
+    record_capacity(c, ev, s->mode);
+
+    int built_first = c->uses_sc && s->period == 0 && s->ep == 0;
+    int built_last = c->uses_sc && s->ep == EPS_PER_PERIOD - 1;
+    if (built_first || built_last) {
+        if (build_book(s) == GPUEST_OK)
+            c->books++;
+        if (built_last) /* the new book takes over: lines coded with the old one go */
+            s->pending_invalidate |= 1u << GPUEST_L1C_SC;
+    }
+    if (c->rule != RULE_STATIC)
+        s->mode = choose_mode(c, s, miss_latency(ev));
+    s->ep_acc = 0;
+    if (++s->ep == EPS_PER_PERIOD) {
+        s->ep = 0;
+        s->period++;
+        c->periods++;
+        memset(s->nhit, 0, sizeof s->nhit);
+        memset(s->nmiss, 0, sizeof s->nmiss);
+        memset(s->dec_sum, 0, sizeof s->dec_sum);
+        memset(s->dec_n, 0, sizeof s->dec_n);
+        memset(s->gcp, 0, sizeof s->gcp);
+    }
+}
+
+static int hitlat_bin(int extra)
+{
+    static const int upper[HITLAT_BINS - 1] = {0, 8, 16, 32, 64};
+    for (int i = 0; i < HITLAT_BINS - 1; i++)
+        if (extra <= upper[i])
+            return i;
+    return HITLAT_BINS - 1;
+}
+
+static void count_sample(l1c_t *c, sm_state_t *s, int m, const gpuest_sim_l1c_event_t *ev)
+{
+    if (ev->hit && counts_hits(s)) {
+        s->nhit[m]++;
+        if (c->rule == RULE_CMP && m != GPUEST_L1C_NONE) {
+            if (ev->depth >= c->assoc) /* beyond an uncompressed set: a miss avoided */
+                s->gcp[m] += (int64_t)miss_latency(ev);
+            else if (ev->extra_cycles > 0) /* would have hit anyway: paid the decompression */
+                s->gcp[m] -= ev->extra_cycles;
+            s->gcp[m] = s->gcp[m] > GCP_LIMIT ? GCP_LIMIT : s->gcp[m] < -GCP_LIMIT ? -GCP_LIMIT : s->gcp[m];
+        }
+    } else if (!ev->hit && counts_misses(s)) {
+        s->nmiss[m]++;
+    }
+}
+
+static unsigned l1c_access(void *ctx, const gpuest_sim_l1c_event_t *ev)
+{
+    l1c_t *c = ctx;
+    sm_state_t *s = &c->sm[ev->sm];
+    if (ev->hit) {
+        c->hits++;
+        c->hit_extra_sum += (uint64_t)ev->extra_cycles;
+        c->hitlat_bin[hitlat_bin(ev->extra_cycles)]++;
+        if (ev->extra_cycles > 0) {
+            s->dec_sum[ev->mode] += (uint64_t)ev->extra_cycles;
+            s->dec_n[ev->mode]++;
+        }
+    }
+    int m = dedicated_mode(c, ev->set, ev->sets);
+    if (m >= 0)
+        count_sample(c, s, m, ev);
+    if (++s->ep_acc == EP_ACCESSES)
+        end_ep(c, s, ev);
+    unsigned inv = s->pending_invalidate;
+    s->pending_invalidate = 0;
+    return inv;
+}
+
+/* Size in bytes of the line in mode m (128 when it does not shrink or the mode cannot code it). */
+static int coded_bytes(l1c_t *c, sm_state_t *s, int m, uint64_t line, const uint8_t *data)
+{
+    const gpuest_codec_t *codec = m == GPUEST_L1C_BDI ? &c->bdi
+                                  : m == GPUEST_L1C_BPC ? &c->bpc
+                                  : m == GPUEST_L1C_SC && s->book_ready ? &s->sc_codec
+                                                                        : NULL;
+    if (!codec || !data)
+        return GPUEST_LINE_BYTES;
+    uint32_t bits = gpuest_codec_size_bits(codec, line, data);
+    if (!gpuest_codec_is_compressed(codec, bits))
+        return GPUEST_LINE_BYTES;
+    return (int)((bits + 7) / 8);
+}
+
+static void l1c_fill(void *ctx, const gpuest_sim_l1c_event_t *ev, const uint8_t *data, gpuest_sim_l1c_line_t *out)
+{
+    l1c_t *c = ctx;
+    sm_state_t *s = &c->sm[ev->sm];
+    if (c->uses_sc && data && samples_values(s))
+        gpuest_sc2_vft_sample(s->vft, data, GPUEST_LINE_BYTES);
+    int dm = dedicated_mode(c, ev->set, ev->sets);
+    int m = dm >= 0 && counts_hits(s) ? dm : s->mode; /* dedicated sets keep their mode while counted */
+    int bytes = m == GPUEST_L1C_NONE ? GPUEST_LINE_BYTES : coded_bytes(c, s, m, ev->line, data);
+    if (bytes >= GPUEST_LINE_BYTES)
+        m = GPUEST_L1C_NONE;
+    out->mode = m;
+    out->bytes = bytes;
+    out->decomp_cycles = decomp_cycles[m];
+    c->fills++;
+    c->fills_compressed += m != GPUEST_L1C_NONE;
+    c->fill_bytes += (uint64_t)bytes;
+}
+
+static void l1c_install(void *state, gpuest_sim_hooks_t *hooks)
+{
+    (void)state;
+    hooks->l1c_fill = l1c_fill;
+    hooks->l1c_access = l1c_access;
+}
+
+/* Mean effective capacity in CAP_BUCKETS equal slices of the run's cycles, and the share of the
+ * EPs ending in each of MODE_SLICES slices that ran compressed (BDI) and high-capacity (SC/BPC). */
+static void capacity_buckets(l1c_t *c)
+{
+    double last = 0;
+    for (size_t i = 0; i < c->ncap; i += 3)
+        last = c->cap_cycle[i] > last ? c->cap_cycle[i] : last;
+    memset(c->cap_bucket, 0, sizeof c->cap_bucket);
+    memset(c->cap_n, 0, sizeof c->cap_n);
+    memset(c->slice_ep, 0, sizeof c->slice_ep);
+    memset(c->slice_bdi, 0, sizeof c->slice_bdi);
+    memset(c->slice_hc, 0, sizeof c->slice_hc);
+    for (size_t i = 0; i < c->ncap; i += 3) {
+        int b = (int)(c->cap_cycle[i] * CAP_BUCKETS / (last + 1));
+        c->cap_bucket[b] += c->cap_cycle[i + 1];
+        c->cap_n[b]++;
+        int m = (int)c->cap_cycle[i + 2], k = (int)(c->cap_cycle[i] * MODE_SLICES / (last + 1));
+        c->slice_ep[k]++;
+        c->slice_bdi[k] += m == GPUEST_L1C_BDI;
+        c->slice_hc[k] += m == GPUEST_L1C_SC || m == GPUEST_L1C_BPC;
+    }
+}
+
+static size_t l1c_stats(void *state, gpuest_technique_stat_t *out, size_t max)
+{
+    l1c_t *c = state;
+    size_t n = 0;
+    char name[GPUEST_TECH_STAT_NAME];
+    n = tech_stat(out, n, max, "l1_compression.eps", (double)c->eps);
+    for (int m = 0; m < GPUEST_L1C_MODES; m++) {
+        snprintf(name, sizeof name, "l1_compression.ep_share_%s", mode_names[m]);
+        n = tech_stat(out, n, max, name, c->eps ? (double)c->ep_mode[m] / (double)c->eps : 0);
+    }
+    n = tech_stat(out, n, max, "l1_compression.latency_tolerance", c->eps ? c->lt_sum / (double)c->eps : 0);
+    n = tech_stat(out, n, max, "l1_compression.capacity_mean", c->eps ? c->cap_sum / (double)c->eps : 0);
+    n = tech_stat(out, n, max, "l1_compression.fills_compressed",
+                  c->fills ? (double)c->fills_compressed / (double)c->fills : 0);
+    n = tech_stat(out, n, max, "l1_compression.fill_bytes", c->fills ? (double)c->fill_bytes / (double)c->fills : 0);
+    n = tech_stat(out, n, max, "l1_compression.books", (double)c->books);
+    n = tech_stat(out, n, max, "l1_compression.hit_extra", c->hits ? (double)c->hit_extra_sum / (double)c->hits : 0);
+    static const char *const bins[HITLAT_BINS] = {"0", "1_8", "9_16", "17_32", "33_64", "65up"};
+    for (int i = 0; i < HITLAT_BINS; i++) {
+        snprintf(name, sizeof name, "l1_compression.hit_extra_%s", bins[i]);
+        n = tech_stat(out, n, max, name, c->hits ? (double)c->hitlat_bin[i] / (double)c->hits : 0);
+    }
+    capacity_buckets(c);
+    double carried = 0; /* a slice without an EP end shows the capacity of the last one before it */
+    for (int b = 0; b < CAP_BUCKETS; b++) {
+        snprintf(name, sizeof name, "l1_compression.capacity_t%02d", b);
+        if (c->cap_n[b])
+            carried = c->cap_bucket[b] / (double)c->cap_n[b];
+        n = tech_stat(out, n, max, name, carried);
+    }
+    for (int k = 0; k < MODE_SLICES; k++) {
+        double e = (double)c->slice_ep[k];
+        snprintf(name, sizeof name, "l1_compression.bdi_share_t%d", k);
+        n = tech_stat(out, n, max, name, e > 0 ? (double)c->slice_bdi[k] / e : 0);
+        snprintf(name, sizeof name, "l1_compression.hc_share_t%d", k);
+        n = tech_stat(out, n, max, name, e > 0 ? (double)c->slice_hc[k] / e : 0);
+    }
+    return n;
+}
+
+void tech_l1c_counts(const void *state, int sm, int mode, uint64_t *hits, uint64_t *misses)
+{
+    const l1c_t *c = state;
+    *hits = c->sm[sm].nhit[mode];
+    *misses = c->sm[sm].nmiss[mode];
+}
+
+int tech_l1c_mode(const void *state, int sm) { return ((const l1c_t *)state)->sm[sm].mode; }
+
+const gpuest_technique_t gpuest_tech_l1compression = {
+    .name = "l1_compression",
+    .desc = "compressed L1D with LATTE-CC's latency-tolerance-aware mode selection and its comparison policies",
+    .keys = l1c_keys,
+    .modes = GPUEST_TECH_MODE_SIM,
+    .active = l1c_active,
+    .validate = l1c_validate,
+    .create = l1c_create,
+    .install = l1c_install,
+    .stats = l1c_stats,
+    .destroy = l1c_destroy,
+};

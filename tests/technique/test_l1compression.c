@@ -1,0 +1,290 @@
+/* test_l1compression.c: the compressed L1D policies (technique.l1_compression) driven through
+ * their hooks with scripted EPs (256 accesses of SM 0 on the 32-set latte15 L1D, whose dedicated
+ * sets are 0/8/16/24 for none, 1/9/17/25 for BDI and 2/10/18/26 for the high-capacity mode):
+ *  - the counting windows: insertions counted in EP 0 only, hits in EPs 0 and 1, follower sets
+ *    never, everything reset when a period starts;
+ *  - the period: the SC book is built from the first EP's lines, rebuilt from the last EP's, and
+ *    the SC lines are invalidated exactly when the new period starts;
+ *  - every policy's choice on one scripted EP, worked by hand from eq. 2 (clamped) and eq. 4. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "technique/technique.h"
+#include "technique/technique_int.h"
+
+#define FOLLOWER_SET 3
+
+typedef struct {
+    gpuest_config_t cfg;
+    gpuest_technique_set_t *set;
+    gpuest_sim_hooks_t h;
+    /* cumulative latency-tolerance counters the next event carries */
+    uint64_t avail_sum, sm_cycles, issue, runs;
+    int accesses;
+} fx_t;
+
+static void fixture(fx_t *f, int policy)
+{
+    memset(f, 0, sizeof *f);
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&f->cfg, "latte15", &e), GPUEST_OK);
+    f->cfg.l1.hit_latency = 20;
+    f->cfg.technique.l1_compression = policy;
+    assert_int_equal(gpuest_technique_validate(&f->cfg, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
+    gpuest_technique_env_t env = {&f->cfg, NULL, NULL, NULL, 1, NULL};
+    assert_int_equal(gpuest_technique_set_create(&env, &f->h, &f->set, &e), GPUEST_OK);
+    assert_non_null(f->h.l1c_fill);
+    assert_non_null(f->h.l1c_access);
+}
+
+static void done(fx_t *f) { gpuest_technique_set_destroy(f->set); }
+
+static gpuest_sim_l1c_event_t event(fx_t *f, int set, int hit)
+{
+    gpuest_sim_l1c_event_t ev = {0};
+    ev.sm = 0;
+    ev.set = set;
+    ev.sets = 32;
+    ev.line = (uint64_t)set * 128 + 0x100000;
+    ev.hit = hit;
+    ev.hit_latency = 20;
+    ev.avail_sum = f->avail_sum;
+    ev.sm_cycles = f->sm_cycles;
+    ev.sched_issue = f->issue;
+    ev.sched_runs = f->runs;
+    ev.miss_lat_sum = 2000; /* 200 cycles a miss */
+    ev.miss_lat_n = 10;
+    return ev;
+}
+
+/* n accesses to `set`; hits carry the line's mode, its decompression cycles and stack depth. */
+static unsigned access_n(fx_t *f, int set, int hit, int n, int mode, int extra, int depth)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < n; i++) {
+        gpuest_sim_l1c_event_t ev = event(f, set, hit);
+        ev.mode = mode;
+        ev.extra_cycles = hit ? extra : 0;
+        ev.depth = depth;
+        mask |= f->h.l1c_access(f->h.ctx, &ev);
+        f->accesses++;
+    }
+    return mask;
+}
+
+/* Misses in the follower set up to the end of the current EP. */
+static unsigned finish_ep(fx_t *f)
+{
+    int left = 256 - f->accesses % 256;
+    unsigned mask = 0;
+    if (left > 1)
+        mask |= access_n(f, FOLLOWER_SET, 0, left - 1, 0, 0, 0);
+    /* the EP's last access carries the tolerance counters of its end: LT over the EP */
+    return mask | access_n(f, FOLLOWER_SET, 0, 1, 0, 0, 0);
+}
+
+static void counts(fx_t *f, int mode, uint64_t hits, uint64_t misses)
+{
+    uint64_t h, m;
+    tech_l1c_counts(f->h.ctx, 0, mode, &h, &m);
+    assert_int_equal(h, hits);
+    assert_int_equal(m, misses);
+}
+
+/* ---------------------------------------------------------------- counting windows */
+static void test_dedicated_set_windows(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture(&f, GPUEST_L1COMP_LATTE_CC);
+    /* EP 0 (learning): hits and insertions counted, in both BDI sets used */
+    access_n(&f, 1, 1, 5, GPUEST_L1C_BDI, 2, 0);
+    access_n(&f, 9, 0, 7, 0, 0, 0);
+    access_n(&f, FOLLOWER_SET, 1, 20, GPUEST_L1C_NONE, 0, 0); /* a follower: never counted */
+    finish_ep(&f);
+    counts(&f, GPUEST_L1C_BDI, 5, 7);
+    counts(&f, GPUEST_L1C_NONE, 0, 0);
+    /* EP 1: hits still counted, insertions no longer */
+    access_n(&f, 17, 1, 3, GPUEST_L1C_BDI, 2, 0);
+    access_n(&f, 1, 0, 4, 0, 0, 0);
+    access_n(&f, 2, 1, 6, GPUEST_L1C_SC, 14, 0);
+    finish_ep(&f);
+    counts(&f, GPUEST_L1C_BDI, 8, 7);
+    counts(&f, GPUEST_L1C_SC, 6, 0);
+    /* EP 2: the window has closed */
+    access_n(&f, 1, 1, 2, GPUEST_L1C_BDI, 2, 0);
+    access_n(&f, 1, 0, 2, 0, 0, 0);
+    finish_ep(&f);
+    counts(&f, GPUEST_L1C_BDI, 8, 7);
+    /* EPs 3..9, then a new period: the counters start again from zero and count again */
+    for (int ep = 3; ep < 10; ep++)
+        finish_ep(&f);
+    counts(&f, GPUEST_L1C_BDI, 0, 0);
+    access_n(&f, 25, 0, 3, 0, 0, 0);
+    counts(&f, GPUEST_L1C_BDI, 0, 3);
+    done(&f);
+}
+
+/* ---------------------------------------------------------------- period, SC book */
+static void line_of(uint8_t *line, uint32_t word)
+{
+    for (int i = 0; i < 128; i += 4)
+        memcpy(line + i, &word, 4);
+}
+
+static gpuest_sim_l1c_line_t fill(fx_t *f, int set, const uint8_t *line)
+{
+    gpuest_sim_l1c_event_t ev = event(f, set, 0);
+    gpuest_sim_l1c_line_t out = {0};
+    f->h.l1c_fill(f->h.ctx, &ev, line, &out);
+    return out;
+}
+
+static void test_period_rebuilds_book_and_invalidates_sc_lines(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture(&f, GPUEST_L1COMP_STATIC_SC);
+    uint8_t a[128], b[128];
+    line_of(a, 0x12345678u);
+    line_of(b, 0x9abcdef0u);
+    /* EP 0 of the first period: no book yet, the line is stored raw; its words are sampled */
+    gpuest_sim_l1c_line_t o = fill(&f, FOLLOWER_SET, a);
+    assert_int_equal(o.mode, GPUEST_L1C_NONE);
+    assert_int_equal(o.bytes, 128);
+    assert_int_equal(finish_ep(&f), 0u);
+    /* from EP 1 the first book codes A (32 words of its one value); B's value is not in it */
+    o = fill(&f, FOLLOWER_SET, a);
+    assert_int_equal(o.mode, GPUEST_L1C_SC);
+    assert_true(o.bytes < 32);
+    assert_int_equal(o.decomp_cycles, 14);
+    assert_int_equal(fill(&f, FOLLOWER_SET, b).mode, GPUEST_L1C_NONE);
+    /* EPs 1..8: no invalidation; EP 9 samples B and its last access starts the new period */
+    for (int ep = 1; ep < 9; ep++)
+        assert_int_equal(finish_ep(&f), 0u);
+    fill(&f, FOLLOWER_SET, b);
+    access_n(&f, FOLLOWER_SET, 0, 255, 0, 0, 0);
+    assert_int_equal(access_n(&f, FOLLOWER_SET, 0, 1, 0, 0, 0), 1u << GPUEST_L1C_SC);
+    /* the new book is B's: B is coded, A is not any more */
+    assert_int_equal(fill(&f, FOLLOWER_SET, b).mode, GPUEST_L1C_SC);
+    assert_int_equal(fill(&f, FOLLOWER_SET, a).mode, GPUEST_L1C_NONE);
+    assert_int_equal(finish_ep(&f), 0u);
+    done(&f);
+}
+
+static void test_static_bdi_never_invalidates(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture(&f, GPUEST_L1COMP_STATIC_BDI);
+    uint8_t a[128];
+    line_of(a, 0x12345678u);
+    for (int ep = 0; ep < 12; ep++) {
+        gpuest_sim_l1c_line_t o = fill(&f, ep % 3, a); /* no dedicated sets: every set is BDI */
+        assert_int_equal(o.mode, GPUEST_L1C_BDI);
+        assert_int_equal(o.decomp_cycles, 2);
+        assert_true(o.bytes < 128);
+        assert_int_equal(finish_ep(&f), 0u);
+    }
+    done(&f);
+}
+
+/* ---------------------------------------------------------------- policies on a scripted EP
+ * EP 0: none's sets 10 hits / 40 misses, BDI's 25 / 25 (hits 2 cycles), the high-capacity
+ * mode's 26 / 24 (hits 14 cycles, or BPC's 11); misses cost 200 cycles; L1 hit 20 cycles.
+ * AMAT_GPU by hand, LT = 0: none (10*20 + 40*200)/50 = 164, BDI (25*22 + 25*200)/50 = 111,
+ * SC (26*34 + 24*200)/50 = 113.68 -> BDI; LT = 10 warps x 4 cycles = 40 (every hit hidden):
+ * 160, 100, 96 -> SC. */
+static void scripted_ep(fx_t *f, int hc_mode, int hc_extra, int sc_deep, int bdi_deep, uint64_t avail)
+{
+    access_n(f, 0, 1, 10, GPUEST_L1C_NONE, 0, 0);
+    access_n(f, 0, 0, 40, 0, 0, 0);
+    access_n(f, 1, 1, 25 - bdi_deep, GPUEST_L1C_BDI, 2, 1);
+    access_n(f, 9, 1, bdi_deep, GPUEST_L1C_BDI, 2, 6);
+    access_n(f, 1, 0, 25, 0, 0, 0);
+    access_n(f, 2, 1, 26 - sc_deep, hc_mode, hc_extra, 2);
+    access_n(f, 10, 1, sc_deep, hc_mode, hc_extra, 5);
+    access_n(f, 2, 0, 24, 0, 0, 0);
+    f->avail_sum = avail * 1000;
+    f->sm_cycles = 1000;
+    f->issue = 4000;
+    f->runs = 1000;
+    finish_ep(f);
+}
+
+static int choice(int policy, int hc_mode, int hc_extra, int sc_deep, int bdi_deep, uint64_t avail)
+{
+    fx_t f;
+    fixture(&f, policy);
+    if (policy != GPUEST_L1COMP_STATIC_SC && policy != GPUEST_L1COMP_STATIC_BPC)
+        assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_NONE); /* adaptive: none before any EP */
+    scripted_ep(&f, hc_mode, hc_extra, sc_deep, bdi_deep, avail);
+    int m = tech_l1c_mode(f.h.ctx, 0);
+    done(&f);
+    return m;
+}
+
+static void test_latte_cc_choice_follows_tolerance(void **state)
+{
+    (void)state;
+    assert_int_equal(choice(GPUEST_L1COMP_LATTE_CC, GPUEST_L1C_SC, 14, 0, 0, 0), GPUEST_L1C_BDI);
+    assert_int_equal(choice(GPUEST_L1COMP_LATTE_CC, GPUEST_L1C_SC, 14, 0, 0, 10), GPUEST_L1C_SC);
+    /* LT = 3 x 4 = 12: none's hits 8 exposed, BDI's 10, SC's 22: none 161.6, BDI 105, SC 107.44 -> BDI */
+    assert_int_equal(choice(GPUEST_L1COMP_LATTE_CC, GPUEST_L1C_SC, 14, 0, 0, 3), GPUEST_L1C_BDI);
+}
+
+/* BPC's 11 cycles, LT = 0: (26*31 + 24*200)/50 = 112.12 > BDI's 111 -> BDI; LT = 40 -> BPC. */
+static void test_latte_cc_bdi_bpc_choice(void **state)
+{
+    (void)state;
+    assert_int_equal(choice(GPUEST_L1COMP_LATTE_CC_BDI_BPC, GPUEST_L1C_BPC, 11, 0, 0, 0), GPUEST_L1C_BDI);
+    assert_int_equal(choice(GPUEST_L1COMP_LATTE_CC_BDI_BPC, GPUEST_L1C_BPC, 11, 0, 0, 10), GPUEST_L1C_BPC);
+}
+
+/* Miss ratios 0.8, 0.5, 0.48: SC whatever the tolerance. */
+static void test_adaptive_hit_count_choice(void **state)
+{
+    (void)state;
+    assert_int_equal(choice(GPUEST_L1COMP_ADAPTIVE_HIT_COUNT, GPUEST_L1C_SC, 14, 0, 0, 0), GPUEST_L1C_SC);
+    assert_int_equal(choice(GPUEST_L1COMP_ADAPTIVE_HIT_COUNT, GPUEST_L1C_SC, 14, 0, 0, 10), GPUEST_L1C_SC);
+}
+
+/* Alameldeen-Wood counters: SC 3 deep hits x 200 - 23 x 14 = 278, BDI 10 x 200 - 15 x 2 = 1970
+ * -> BDI; with no deep hit both are negative (-364, -50) -> none. */
+static void test_adaptive_cmp_choice(void **state)
+{
+    (void)state;
+    assert_int_equal(choice(GPUEST_L1COMP_ADAPTIVE_CMP, GPUEST_L1C_SC, 14, 3, 10, 10), GPUEST_L1C_BDI);
+    assert_int_equal(choice(GPUEST_L1COMP_ADAPTIVE_CMP, GPUEST_L1C_SC, 14, 0, 0, 10), GPUEST_L1C_NONE);
+    /* SC 20 deep: 4000 - 6 x 14 = 3916 > BDI's 1970 -> SC */
+    assert_int_equal(choice(GPUEST_L1COMP_ADAPTIVE_CMP, GPUEST_L1C_SC, 14, 20, 10, 0), GPUEST_L1C_SC);
+}
+
+/* Static policies keep their mode whatever an EP shows. */
+static void test_static_choice(void **state)
+{
+    (void)state;
+    assert_int_equal(choice(GPUEST_L1COMP_STATIC_SC, GPUEST_L1C_SC, 14, 0, 0, 0), GPUEST_L1C_SC);
+    assert_int_equal(choice(GPUEST_L1COMP_STATIC_BPC, GPUEST_L1C_SC, 14, 0, 0, 0), GPUEST_L1C_BPC);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dedicated_set_windows),
+        cmocka_unit_test(test_period_rebuilds_book_and_invalidates_sc_lines),
+        cmocka_unit_test(test_static_bdi_never_invalidates),
+        cmocka_unit_test(test_latte_cc_choice_follows_tolerance),
+        cmocka_unit_test(test_latte_cc_bdi_bpc_choice),
+        cmocka_unit_test(test_adaptive_hit_count_choice),
+        cmocka_unit_test(test_adaptive_cmp_choice),
+        cmocka_unit_test(test_static_choice),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
