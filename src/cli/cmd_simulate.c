@@ -98,7 +98,8 @@ static const char *const csv_header[] = {
     "request_net_latency", "reply_net_latency", "link_util_mean", "link_util_max", "intercore_locality_120",
     "intercore_locality_240", "intercore_locality_480", "intercore_locality_1920", "avail_warps",
     "cycles_per_schedule", "latency_tolerance", "l1i_accesses", "l1i_misses", "l1c_accesses", "l1c_misses",
-    "mc_stall_cycles", "ctrl_packets", "ctrl_flits"};
+    "mc_stall_cycles", "ctrl_packets", "ctrl_flits", "warppool_requests", "warppool_merged", "warppool_accesses",
+    "link_flits"};
 #define CSV_COLS (sizeof csv_header / sizeof csv_header[0])
 
 static const char *const show_header[] = {"kernel", "cycles",  "winst",   "ipc",   "l1_miss", "amat",  "req",
@@ -181,6 +182,10 @@ static void csv_row(cli_table_t *t, const char *wl, const char *preset, const gp
     cell(&r, "%llu", U(s->mc_stall_cycles));
     cell(&r, "%llu", U(s->ctrl_packets));
     cell(&r, "%llu", U(s->ctrl_flits));
+    cell(&r, "%llu", U(s->warppool_requests));
+    cell(&r, "%llu", U(s->warppool_merged));
+    cell(&r, "%llu", U(s->warppool_accesses));
+    cell(&r, "%llu", U(s->link_flits));
     cli_table_add(t, r.cells);
 }
 

@@ -25,7 +25,12 @@ typedef enum { GPUEST_WSCHED_GTO = 0, GPUEST_WSCHED_LRR = 1 } gpuest_warp_sched_
 typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sched_t;
 /* Router allocators (BookSim names: islip, separable_input_first). */
 /* technique.coalescing (coalescing paper section 3) */
-typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
+typedef enum {
+    GPUEST_COALESCE_NONE = 0,
+    GPUEST_COALESCE_PCU = 1,
+    GPUEST_COALESCE_WARPPOOL = 2,     /* inter-warp merging at the L1 (the paper's comparison point) */
+    GPUEST_COALESCE_PCU_WARPPOOL = 3, /* both (paper Fig. 6) */
+} gpuest_coalescing_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -151,6 +156,9 @@ typedef struct {
     int decompress_latency;            /* -1: the algorithm's default */
     int coalescing;                    /* gpuest_coalescing_t: packet coalescing units at the MCs */
     int pcu_rgrs;                      /* request grouping registers per PCU */
+    int warppool_queues;               /* WarpPool: line queues per SM */
+    int warppool_depth;                /* WarpPool: requests one queue holds (merged into one L1 access) */
+    int warppool_latency;              /* WarpPool: core cycles from entering the pool to the earliest L1 access */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

@@ -179,6 +179,12 @@ static void common_defaults(gpuest_config_t *c)
     c->technique.sc2_period_lines = 16384;
     c->technique.coalescing = GPUEST_COALESCE_NONE;
     c->technique.pcu_rgrs = 128; /* coalescing paper Table 1 / Fig. 9 default */
+    /* WarpPool (docs/technique.md): 32 queues hold one fully divergent warp instruction (32
+     * lines); 8 requests a queue; 2 cycles = one to compare the line with every queue's tag and
+     * insert, one for the FIFO selector, before the L1 access (merging on the critical path). */
+    c->technique.warppool_queues = 32;
+    c->technique.warppool_depth = 8;
+    c->technique.warppool_latency = 2;
 }
 
 /* Packet compression thesis Table 6.1: 15 SMs at 700 MHz, 6 MCs at 924 MHz, GTO,
