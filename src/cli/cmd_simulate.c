@@ -98,8 +98,7 @@ static const char *const csv_header[] = {
     "request_net_latency", "reply_net_latency", "link_util_mean", "link_util_max", "intercore_locality_120",
     "intercore_locality_240", "intercore_locality_480", "intercore_locality_1920", "avail_warps",
     "cycles_per_schedule", "latency_tolerance", "l1i_accesses", "l1i_misses", "l1c_accesses", "l1c_misses",
-    "mc_stall_cycles", "ctrl_packets", "ctrl_flits", "warppool_requests", "warppool_merged", "warppool_accesses",
-    "link_flits"};
+    "mc_stall_cycles", "ctrl_packets", "ctrl_flits"};
 #define CSV_COLS (sizeof csv_header / sizeof csv_header[0])
 
 static const char *const show_header[] = {"kernel", "cycles",  "winst",   "ipc",   "l1_miss", "amat",  "req",
@@ -182,10 +181,6 @@ static void csv_row(cli_table_t *t, const char *wl, const char *preset, const gp
     cell(&r, "%llu", U(s->mc_stall_cycles));
     cell(&r, "%llu", U(s->ctrl_packets));
     cell(&r, "%llu", U(s->ctrl_flits));
-    cell(&r, "%llu", U(s->warppool_requests));
-    cell(&r, "%llu", U(s->warppool_merged));
-    cell(&r, "%llu", U(s->warppool_accesses));
-    cell(&r, "%llu", U(s->link_flits));
     cli_table_add(t, r.cells);
 }
 
@@ -264,6 +259,16 @@ static int report(const sim_args_t *o, const char *wl_name, const gpuest_sim_res
     cli_table_free(&csv);
     double w = r->wall_seconds > 1e-9 ? r->wall_seconds : 1e-9;
     unsigned long long secs = (unsigned long long)r->wall_seconds;
+    int wp = o->mc.cfg.technique.coalescing == GPUEST_COALESCE_WARPPOOL ||
+             o->mc.cfg.technique.coalescing == GPUEST_COALESCE_PCU_WARPPOOL;
+    if (wp) { /* the pools live in the simulator's SMs: their counters are the run's (whole run) */
+        const gpuest_sim_stats_t *s = &r->total;
+        printf("technique warppool.requests = %llu\n", U(s->warppool_requests));
+        printf("technique warppool.merged = %llu\n", U(s->warppool_merged));
+        printf("technique warppool.l1_accesses = %llu\n", U(s->warppool_accesses));
+        printf("technique warppool.merged_share = %.6g\n",
+               s->warppool_requests ? (double)s->warppool_merged / (double)s->warppool_requests : 0.0);
+    }
     printf("gpgpu_simulation_time = %llu days, %llu hrs, %llu min, %llu sec (%.3f sec)\n", secs / 86400,
            secs / 3600 % 24, secs / 60 % 60, secs % 60, r->wall_seconds);
     printf("gpgpu_simulation_rate = %.0f (inst/sec)\n", (double)r->total.warp_instructions / w);
