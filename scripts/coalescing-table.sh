@@ -97,7 +97,8 @@ list_runs | while read -r r w c; do cat "$tmp/$r.$w.$c.row"; done | sort > "$tmp
 
 awk -v preset="$preset" -v order="$coalescings" '
 function label(r) { return preset == "mesh56" ? "xy-" r : "crossbar" }
-function norm(a, b) { return b > 0 ? sprintf("%.4f", a / b) : "" }
+function norm(a, b) { return b > 0 ? a / b : "" }
+function f4(x) { return x == "" ? "" : sprintf("%.4f", x) }
 { k = $1 SUBSEP $2; rt[$1] = 1; wl[$1, $2] = 1
   ipc[k, $3] = $4; pk[k, $3] = $5; st[k, $3] = $6; loc[k, $3] = $7; act[k, $3] = $8; grp[k, $3] = $9; occ[k, $3] = $10
   ml[k, $3] = $11; am[k, $3] = $12; lf[k, $3] = $13; wq[k, $3] = $14; wm[k, $3] = $15 }
@@ -106,7 +107,7 @@ function row(r, w, c, m,    k, n_ipc, n_pk, n_st, n_ml, n_am, n_lf, wpr) {
     k = r SUBSEP w
     n_ipc = norm(ipc[k, c], ipc[k, "none"]); n_pk = norm(pk[k, c], pk[k, "none"]); n_st = norm(st[k, c], st[k, "none"])
     n_ml = norm(ml[k, c], ml[k, "none"]); n_am = norm(am[k, c], am[k, "none"]); n_lf = norm(lf[k, c], lf[k, "none"])
-    wpr = wq[k, c] > 0 ? sprintf("%.4f", wm[k, c] / wq[k, c]) : 0
+    wpr = wq[k, c] > 0 ? wm[k, c] / wq[k, c] : 0
     if (m != "") {
         S[m, r, c, "n"]++; S[m, r, c, "ipc"] += n_ipc; S[m, r, c, "pk"] += n_pk; S[m, r, c, "act"] += act[k, c]
         S[m, r, c, "loc"] += loc[k, "none"]; S[m, r, c, "ml"] += n_ml; S[m, r, c, "am"] += n_am; S[m, r, c, "lf"] += n_lf
@@ -115,8 +116,8 @@ function row(r, w, c, m,    k, n_ipc, n_pk, n_st, n_ml, n_am, n_lf, wpr) {
         return
     }
     printf "%s,%s,%s,%s,%.4f,%s,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", label(r), w, c, ipc[k, c], n_ipc, pk[k, c],
-        n_pk, st[k, c], n_st, loc[k, "none"], act[k, c], grp[k, c], occ[k, c], ml[k, c], n_ml, am[k, c], n_am, lf[k, c],
-        n_lf, wpr
+        n_pk, st[k, c], f4(n_st), loc[k, "none"], act[k, c], grp[k, c], occ[k, c], ml[k, c], f4(n_ml), am[k, c], f4(n_am),
+        lf[k, c], f4(n_lf), f4(wpr)
 }
 function mean_row(m, r, c,    n) {
     n = S[m, r, c, "n"]; if (!n) return
@@ -133,7 +134,7 @@ END {
     for (r in rt) {
         for (key in wl) {
             split(key, kk, SUBSEP); if (kk[1] != r) continue; w = kk[2]; k = r SUBSEP w
-            benefit = ipc[k, "none"] > 0 && ipc[k, "warppool"] > ipc[k, "none"]
+            benefit = ((k, "warppool") in ipc) && ipc[k, "none"] > 0 && ipc[k, "warppool"] > ipc[k, "none"]
             for (ci = 1; ci <= nc; ci++) {
                 c = cs[ci]
                 if (!((k, c) in ipc)) continue # not run for this routing (COALESCINGS_XY)
