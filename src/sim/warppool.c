@@ -39,6 +39,9 @@ struct sim_wp_s {
     int nq, depth;
     sim_time_t latency_fs;
     wp_queue_t *q;
+    /* Bound queues in binding order. A queue's oldest request is the one that bound it and a
+     * queue is emptied whole, so this order is the FIFO order of the queues' oldest requests. */
+    int *ring, ring_head, ring_len;
     int entries; /* requests in the pool */
     uint64_t seq;
 };
@@ -67,7 +70,8 @@ gpuest_err sim_wp_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
     p->depth = t->warppool_depth;
     p->latency_fs = (sim_time_t)t->warppool_latency * g->period[GPUEST_CLK_CORE];
     p->q = calloc((size_t)p->nq, sizeof *p->q);
-    if (!p->q)
+    p->ring = calloc((size_t)p->nq, sizeof *p->ring);
+    if (!p->q || !p->ring)
         return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the WarpPool of SM %d", sm->id);
     for (int k = 0; k < p->nq; k++) {
         p->q[k].e = calloc((size_t)p->depth, sizeof *p->q[k].e);
@@ -85,6 +89,7 @@ void sim_wp_free(sim_sm_t *sm)
     for (int k = 0; p->q && k < p->nq; k++)
         free(p->q[k].e);
     free(p->q);
+    free(p->ring);
     free(p);
     sm->wp = NULL;
 }
@@ -122,6 +127,7 @@ int sim_wp_insert(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, const gpuest_l
         if (q) /* full, or a write to its line follows it */
             q->closed = 1;
         *f = (wp_queue_t){.line = r->line, .op = (uint8_t)op, .closed = op != GPUEST_MEM_LOAD, .n = 0, .e = f->e};
+        p->ring[(p->ring_head + p->ring_len++) % p->nq] = (int)(f - p->q);
         q = f;
     }
     q->e[q->n++] = (wp_entry_t){.warp = warp, .load = (int8_t)load, .sectors = r->sectors, .seq = ++p->seq,
@@ -132,16 +138,7 @@ int sim_wp_insert(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, const gpuest_l
 }
 
 /* The queue whose oldest request is the oldest of the pool, or NULL. */
-static wp_queue_t *fifo_head(sim_wp_t *p)
-{
-    wp_queue_t *best = NULL;
-    for (int k = 0; k < p->nq; k++) {
-        wp_queue_t *q = &p->q[k];
-        if (q->n > 0 && (!best || q->e[0].seq < best->e[0].seq))
-            best = q;
-    }
-    return best;
-}
+static wp_queue_t *fifo_head(sim_wp_t *p) { return p->ring_len ? &p->q[p->ring[p->ring_head]] : NULL; }
 
 /* A follower answered by the leader's L1 hit. */
 static void ride_hit(sim_gpu_t *g, sim_sm_t *sm, const wp_entry_t *x, uint64_t line)
@@ -184,13 +181,17 @@ static void issue(sim_gpu_t *g, sim_sm_t *sm)
 {
     sim_wp_t *p = sm->wp;
     sim_ldst_t *u = &sm->ldst;
-    wp_queue_t *q = fifo_head(p);
-    if (!q || q->e[0].ready > g->now)
+    if (p->entries == 0)
         return;
-    if (u->stalled) { /* nothing the stalled access depends on changed (see ldst_step in sm.c) */
+    /* A stalled head stays the head (every later request is younger) and nothing it depends on
+     * changed (see ldst_step in sm.c): count the stall without searching the queues. */
+    if (u->stalled) {
         g->ctr.v[u->stall_ctr]++;
         return;
     }
+    wp_queue_t *q = fifo_head(p);
+    if (!q || q->e[0].ready > g->now)
+        return;
     gpuest_line_req_t r = {.line = q->line, .sectors = 0};
     for (int k = 0; k < q->n; k++)
         r.sectors |= q->e[k].sectors;
@@ -222,6 +223,8 @@ static void issue(sim_gpu_t *g, sim_sm_t *sm)
         }
     }
     g->ctr.v[SC_wp_accesses]++;
+    p->ring_head = (p->ring_head + 1) % p->nq; /* q is the ring's head */
+    p->ring_len--;
     p->entries -= q->n;
     q->n = 0;
     q->closed = 0;
