@@ -259,6 +259,16 @@ static int report(const sim_args_t *o, const char *wl_name, const gpuest_sim_res
     cli_table_free(&csv);
     double w = r->wall_seconds > 1e-9 ? r->wall_seconds : 1e-9;
     unsigned long long secs = (unsigned long long)r->wall_seconds;
+    int wp = o->mc.cfg.technique.coalescing == GPUEST_COALESCE_WARPPOOL ||
+             o->mc.cfg.technique.coalescing == GPUEST_COALESCE_PCU_WARPPOOL;
+    if (wp) { /* the pools live in the simulator's SMs: their counters are the run's (whole run) */
+        const gpuest_sim_stats_t *s = &r->total;
+        printf("technique warppool.requests = %llu\n", U(s->warppool_requests));
+        printf("technique warppool.merged = %llu\n", U(s->warppool_merged));
+        printf("technique warppool.l1_accesses = %llu\n", U(s->warppool_accesses));
+        printf("technique warppool.merged_share = %.6g\n",
+               s->warppool_requests ? (double)s->warppool_merged / (double)s->warppool_requests : 0.0);
+    }
     printf("gpgpu_simulation_time = %llu days, %llu hrs, %llu min, %llu sec (%.3f sec)\n", secs / 86400,
            secs / 3600 % 24, secs / 60 % 60, secs % 60, r->wall_seconds);
     printf("gpgpu_simulation_rate = %.0f (inst/sec)\n", (double)r->total.warp_instructions / w);

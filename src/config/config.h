@@ -25,7 +25,6 @@ typedef enum { GPUEST_WSCHED_GTO = 0, GPUEST_WSCHED_LRR = 1 } gpuest_warp_sched_
 typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sched_t;
 /* Router allocators (BookSim names: islip, separable_input_first). */
 /* technique.coalescing (coalescing paper section 3) */
-typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
 /* technique.probing (remote-core paper, Table I and section IV-B) */
 typedef enum {
     GPUEST_PROBE_NONE = 0,
@@ -48,6 +47,12 @@ typedef enum {
     GPUEST_L1COMP_ADAPTIVE_HIT_COUNT,
     GPUEST_L1COMP_ADAPTIVE_CMP,
 } gpuest_l1_compression_t;
+typedef enum {
+    GPUEST_COALESCE_NONE = 0,
+    GPUEST_COALESCE_PCU = 1,
+    GPUEST_COALESCE_WARPPOOL = 2,     /* inter-warp merging at the L1 (the paper's comparison point) */
+    GPUEST_COALESCE_PCU_WARPPOOL = 3, /* both (paper Fig. 6) */
+} gpuest_coalescing_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -180,6 +185,9 @@ typedef struct {
     int probe_selector;                /* gpuest_probe_selector_t */
     double probe_precision;            /* ip only: 1 - share of non-shared misses probed anyway (Fig. 14b) */
     int l1_compression;                /* gpuest_l1_compression_t: compressed L1D policy (LATTE-CC) */
+    int warppool_queues;               /* WarpPool: line queues per SM */
+    int warppool_depth;                /* WarpPool: requests one queue holds (merged into one L1 access) */
+    int warppool_latency;              /* WarpPool: core cycles from entering the pool to the earliest L1 access */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

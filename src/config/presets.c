@@ -186,6 +186,12 @@ static void common_defaults(gpuest_config_t *c)
     c->technique.probe_selector = GPUEST_PROBE_SEL_SUPPLIER;
     c->technique.probe_precision = 1.0;
     c->technique.l1_compression = GPUEST_L1COMP_NONE;
+    /* WarpPool (docs/technique.md): 32 queues hold one fully divergent warp instruction (32
+     * lines); 8 requests a queue; 2 cycles = one to compare the line with every queue's tag and
+     * insert, one for the FIFO selector, before the L1 access (merging on the critical path). */
+    c->technique.warppool_queues = 32;
+    c->technique.warppool_depth = 8;
+    c->technique.warppool_latency = 2;
 }
 
 /* Packet compression thesis Table 6.1: 15 SMs at 700 MHz, 6 MCs at 924 MHz, GTO,

@@ -15,12 +15,12 @@ static const char *const split_names[] = {"virtual", "physical", NULL};
 static const char *const placement_names[] = {"bottom", "top_bottom", "edge", "diamond", "list", NULL};
 static const char *const warp_sched_names[] = {"gto", "lrr", NULL};
 static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
-static const char *const coalescing_names[] = {"none", "pcu", NULL};
 static const char *const probing_names[] = {"none", "pp", "dp", "ip", "rp", "ccn", "la_llc", NULL};
 static const char *const probe_selector_names[] = {"supplier", "index", NULL};
 static const char *const l1_compression_names[] = {"none",     "static_bdi",       "static_sc",
                                                    "static_bpc", "latte_cc",        "latte_cc_bdi_bpc",
                                                    "adaptive_hit_count", "adaptive_cmp", NULL};
+static const char *const coalescing_names[] = {"none", "pcu", "warppool", "pcu+warppool", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
 
 const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
@@ -170,7 +170,8 @@ const config_key config_keys[] = {
     {"technique", "decompress_latency", KEY_INT, OFF(technique.decompress_latency), -1, 1000, NULL,
      "decompression latency (cycles); -1 = the algorithm's default"},
     {"technique", "coalescing", KEY_ENUM, OFF(technique.coalescing), 0, 0, coalescing_names,
-     "packet coalescing units in front of the L2 (none, pcu: coalescing paper section 3)"},
+     "packet coalescing units in front of the L2 and/or inter-warp merging at the L1 (none, pcu, warppool, "
+     "pcu+warppool: coalescing paper sections 3 and 5)"},
     {"technique", "pcu_rgrs", KEY_INT, OFF(technique.pcu_rgrs), 1, 4096, NULL,
      "request grouping registers per packet coalescing unit"},
     {"technique", "probing", KEY_ENUM, OFF(technique.probing), 0, 0, probing_names,
@@ -187,6 +188,12 @@ const config_key config_keys[] = {
     {"technique", "l1_compression", KEY_ENUM, OFF(technique.l1_compression), 0, 0, l1_compression_names,
      "compressed L1D policy (LATTE-CC): none, static_bdi, static_sc, static_bpc, latte_cc, latte_cc_bdi_bpc, "
      "adaptive_hit_count, adaptive_cmp"},
+    {"technique", "warppool_queues", KEY_INT, OFF(technique.warppool_queues), 1, 1024, NULL,
+     "WarpPool: line queues per SM (requests of one line from several warps merge in one queue)"},
+    {"technique", "warppool_depth", KEY_INT, OFF(technique.warppool_depth), 1, 64, NULL,
+     "WarpPool: requests one queue holds (all answered by one L1 access)"},
+    {"technique", "warppool_latency", KEY_INT, OFF(technique.warppool_latency), 1, 100, NULL,
+     "WarpPool: core cycles from entering the pool to the earliest L1 access (insert + select)"},
 };
 
 const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];

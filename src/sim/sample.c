@@ -260,7 +260,7 @@ static int drained(const sim_gpu_t *g)
     if (g->pool.live > 0)
         return 0;
     for (int i = 0; i < g->nsm; i++)
-        if (g->sm[i].ldst.busy || g->sm[i].missq.len > 0 || !sim_front_idle(&g->sm[i]))
+        if (g->sm[i].ldst.busy || g->sm[i].missq.len > 0 || !sim_front_idle(&g->sm[i]) || sim_wp_len(&g->sm[i]) > 0)
             return 0;
     for (int c = 0; c < g->nchan; c++)
         if (g->chan[c].work > 0)

@@ -287,6 +287,11 @@ typedef struct {
     double avail_warps;         /* warps able to issue, per SM per cycle */
     double cycles_per_schedule; /* issue cycles per run of one warp on a scheduler */
     double latency_tolerance;   /* avail_warps * cycles_per_schedule */
+
+    /* WarpPool (technique.coalescing = warppool / pcu+warppool): line requests that entered the
+     * pools, those that joined another request's queue, and the L1 accesses the pools made */
+    uint64_t warppool_requests, warppool_merged, warppool_accesses;
+    uint64_t link_flits; /* flits over every network link (a multicast counts once per link of its tree) */
 } gpuest_sim_stats_t;
 
 /* One point of the per-SM time series. */

@@ -24,7 +24,8 @@ typedef int64_t sim_time_t;
     X(l2_merges) X(dram_reads) X(dram_writes) X(dram_row_hits) X(mc_cycles) X(mc_stalls) X(loc_reads) X(loc_sh0)      \
     X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)            \
     X(l1i_accesses) X(l1i_misses) X(l1c_accesses) X(l1c_misses) X(front_reqs)                                        \
-    X(dram_acts) X(dram_bus) X(dram_cycles)
+    X(dram_acts) X(dram_bus) X(dram_cycles)                                                                       \
+    X(wp_requests) X(wp_merged) X(wp_accesses) X(wp_full)
 enum {
 #define SIM_CTR_ENUM(n) SC_##n,
     SIM_COUNTER_LIST(SIM_CTR_ENUM)
@@ -240,6 +241,7 @@ typedef struct {
     /* the same, cumulative over the run (the compressed L1's latency tolerance input) */
     uint64_t lt_avail, lt_cycles, lt_issue, lt_runs;
     struct sim_l1c_s *l1comp; /* compressed L1D state (l1_compressed.c); NULL: plain L1D */
+    struct sim_wp_s *wp; /* WarpPool between the LD/ST unit and the L1D (warppool.c), NULL when off */
 } sim_sm_t;
 
 gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err);
@@ -306,6 +308,17 @@ void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line);
 int sim_l1c_can_reserve(const sim_sm_t *sm, uint64_t line);
 void sim_l1c_reserved(sim_sm_t *sm, sim_way_t *way);
 void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles);
+/* warppool.c: inter-warp merging in front of the L1D (technique.coalescing = warppool, pcu+warppool).
+ * With a pool the LD/ST unit's line requests enter it (sim_wp_step replaces the unit's L1 step). */
+typedef struct sim_wp_s sim_wp_t;
+int sim_wp_enabled(const gpuest_config_t *cfg);
+gpuest_err sim_wp_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err); /* sm->wp = NULL when off */
+void sim_wp_free(sim_sm_t *sm);
+int sim_wp_len(const sim_sm_t *sm); /* requests waiting in the pool (0 without one) */
+/* Puts one line request into the pool: 0, or -1 when no queue can take it. */
+int sim_wp_insert(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, const gpuest_line_req_t *r, int op);
+/* One cycle: the FIFO head queue's L1 access (when due), then one request from the LD/ST unit. */
+void sim_wp_step(sim_gpu_t *g, sim_sm_t *sm);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
 /* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a

@@ -38,6 +38,7 @@ gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_erro
         return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the scoreboards of SM %d", id);
     for (int s = 0; s < c->core.warps_per_sm; s++)
         sm->warps[s].reg_ready = sm->regs + (size_t)s * GPUEST_REG_COUNT;
+    GPUEST_TRY(sim_wp_init(g, sm, err));
     return sim_front_init(g, sm, err);
 }
 
@@ -53,6 +54,7 @@ void sim_sm_free(sim_gpu_t *g, sim_sm_t *sm)
     sim_fifo_free(&sm->missq);
     free(sm->regs);
     sim_front_free(sm);
+    sim_wp_free(sm);
 }
 
 int sim_sm_fits(const sim_gpu_t *g, const sim_sm_t *sm, const gpuest_launch_t *l)
@@ -346,6 +348,10 @@ static void ldst_stall(sim_gpu_t *g, sim_ldst_t *u, int ctr)
 static void ldst_step(sim_gpu_t *g, sim_sm_t *sm)
 {
     sim_ldst_t *u = &sm->ldst;
+    if (sm->wp) { /* WarpPool: the line requests go through the pool (warppool.c) */
+        sim_wp_step(g, sm);
+        return;
+    }
     if (!u->busy)
         return;
     if (u->stalled) {
@@ -411,14 +417,15 @@ static void missq_step(sim_gpu_t *g, sim_sm_t *sm)
 
 int sim_sm_busy(const sim_sm_t *sm)
 {
-    return sm->warps_used > 0 || sm->missq.len > 0 || sm->ldst.busy || sm->mshr.used > 0 || !sim_front_idle(sm);
+    return sm->warps_used > 0 || sm->missq.len > 0 || sm->ldst.busy || sm->mshr.used > 0 || !sim_front_idle(sm) ||
+           sim_wp_len(sm) > 0;
 }
 
 /* Nothing can issue: sleep until the earliest self-wake time (replies and CTA
  * assignment wake the SM early). Saves the per-cycle warp scan. */
 static void maybe_sleep(sim_gpu_t *g, sim_sm_t *sm)
 {
-    if (sm->ldst.busy || sm->missq.len > 0 || sm->fmissq.len > 0)
+    if (sm->ldst.busy || sm->missq.len > 0 || sm->fmissq.len > 0 || sim_wp_len(sm) > 0)
         return;
     sim_time_t t = INT64_MAX;
     for (int s = 0; s < g->cfg->core.warps_per_sm; s++) {

@@ -59,6 +59,9 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->avail_warps = ratio((double)v[SC_avail_sum], (double)v[SC_sm_cycles]);
     s->cycles_per_schedule = ratio((double)v[SC_sched_issue], (double)v[SC_sched_runs]);
     s->latency_tolerance = s->avail_warps * s->cycles_per_schedule;
+    s->warppool_requests = v[SC_wp_requests];
+    s->warppool_merged = v[SC_wp_merged];
+    s->warppool_accesses = v[SC_wp_accesses];
 }
 
 void sim_stats_network(const sim_gpu_t *g, const gpuest_noc_stats_t *ns, const uint64_t *link_flits, int nlinks,
@@ -72,7 +75,9 @@ void sim_stats_network(const sim_gpu_t *g, const gpuest_noc_stats_t *ns, const u
     }
     s->icnt_cycles = ns->cycles > 0 ? (uint64_t)ns->cycles : 0;
     double sum = 0, mx = 0;
+    s->link_flits = 0;
     for (int l = 0; l < nlinks; l++) {
+        s->link_flits += link_flits[l];
         double u = ratio((double)link_flits[l], (double)s->icnt_cycles);
         sum += u;
         if (u > mx)

@@ -64,9 +64,25 @@ typedef struct {
     uint64_t occ_sum, occ_cycles, occ_max, replies;
 } coal_t;
 
-static const char *const coal_keys[] = {"coalescing", "pcu_rgrs", NULL};
+static const char *const coal_keys[] = {"coalescing", "pcu_rgrs", "warppool_queues", "warppool_depth",
+                                        "warppool_latency", NULL};
 
+/* warppool and pcu+warppool: the WarpPool itself lives in the simulator's SM (src/sim/warppool.c,
+ * between the LD/ST unit and the L1D, switched on by the same key); this entry owns the key, its
+ * checks and the PCUs. */
 static int coal_active(const gpuest_config_t *cfg) { return cfg->technique.coalescing != GPUEST_COALESCE_NONE; }
+
+static int pcu_on(const gpuest_config_t *cfg)
+{
+    return cfg->technique.coalescing == GPUEST_COALESCE_PCU || cfg->technique.coalescing == GPUEST_COALESCE_PCU_WARPPOOL;
+}
+
+static const char *coal_value(const gpuest_config_t *cfg)
+{
+    static const char *const names[] = {"none", "pcu", "warppool", "pcu+warppool"};
+    unsigned v = (unsigned)cfg->technique.coalescing;
+    return v < 4 ? names[v] : "?";
+}
 
 static int reply_flits(const gpuest_config_t *cfg)
 {
@@ -81,10 +97,12 @@ static gpuest_err coal_validate(const gpuest_config_t *cfg, gpuest_error_t *err)
     const char *where = gpuest_config_key_origin(cfg, "technique", "coalescing", at, sizeof at);
     if (strcmp(cfg->technique.compression, "none") != 0)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                           "%s: technique.coalescing = pcu with technique.compression = %s: a compressed reply's "
+                           "%s: technique.coalescing = %s with technique.compression = %s: a compressed reply's "
                            "size depends on its destination's dictionary (C-Pack) and the two techniques do not "
                            "share the simulator's hooks yet; set one of them to none",
-                           where, cfg->technique.compression);
+                           where, coal_value(cfg), cfg->technique.compression);
+    if (!pcu_on(cfg))
+        return GPUEST_OK; /* WarpPool alone sends no multicast and keeps no per-SM bits */
     if (cfg->core.num_sms > 64 || gpuest_config_num_nodes(cfg) > 64)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
                            "%s: technique.coalescing needs at most 64 SMs and 64 network nodes (one destination "
@@ -95,9 +113,9 @@ static gpuest_err coal_validate(const gpuest_config_t *cfg, gpuest_error_t *err)
     int flits = reply_flits(cfg);
     if (cfg->noc.topology == GPUEST_TOPO_MESH && flits > cfg->noc.buffer_flits)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                           "%s: technique.coalescing = pcu sends a read reply of %d flits as one multicast packet, "
+                           "%s: technique.coalescing = %s sends a read reply of %d flits as one multicast packet, "
                            "which must fit one VC buffer, but noc.buffer_flits = %d; set noc.buffer_flits = %d (or "
-                           "larger flits)", where, flits, cfg->noc.buffer_flits, flits);
+                           "larger flits)", where, coal_value(cfg), flits, cfg->noc.buffer_flits, flits);
     return GPUEST_OK;
 }
 
@@ -123,7 +141,9 @@ static gpuest_err coal_create(const gpuest_technique_env_t *env, void **state, g
         return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the coalescing units");
     *state = c;
     c->nsm = cfg->core.num_sms;
-    c->npcu = cfg->mc.num_mcs * (cfg->mc.sub_partitions > 0 ? cfg->mc.sub_partitions : 1);
+    c->npcu = pcu_on(cfg) ? cfg->mc.num_mcs * (cfg->mc.sub_partitions > 0 ? cfg->mc.sub_partitions : 1) : 0;
+    if (c->npcu == 0)
+        return GPUEST_OK;
     c->pcu = calloc((size_t)c->npcu, sizeof *c->pcu);
     if (!c->pcu)
         return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the coalescing units");
@@ -288,7 +308,9 @@ static void coal_reply(void *ctx, int mc, int32_t req)
 
 static void coal_install(void *state, gpuest_sim_hooks_t *hooks)
 {
-    (void)state;
+    const coal_t *c = state;
+    if (c->npcu == 0) /* warppool alone: nothing at the MCs */
+        return;
     hooks->mc_front_accept = coal_accept;
     hooks->mc_front_release = coal_release;
     hooks->mc_front_reply = coal_reply;
@@ -298,6 +320,8 @@ static size_t coal_stats(void *state, gpuest_technique_stat_t *out, size_t max)
 {
     const coal_t *c = state;
     size_t n = 0;
+    if (c->npcu == 0) /* warppool alone: its counters are the simulator's (warppool_* columns) */
+        return 0;
     n = tech_stat(out, n, max, "coalescing.read_requests", (double)c->reads);
     n = tech_stat(out, n, max, "coalescing.joined_requests", (double)c->joined);
     /* actual inter-core locality ratio: reads answered by another SM's reply packet, over the

@@ -376,8 +376,59 @@ static void test_config_checks(void **state)
     assert_non_null(strstr(e.msg, "noc.buffer_flits = 9"));
     c.noc.buffer_flits = 9;
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
-    /* names not implemented are not values of the key */
-    assert_int_equal(gpuest_config_set(&c, "technique.coalescing=warppool", "--set", &e), GPUEST_EINVAL);
+    /* warppool alone sends no multicast: no buffer rule; pcu+warppool keeps it */
+    c.noc.buffer_flits = 8;
+    assert_int_equal(gpuest_config_set(&c, "technique.coalescing=warppool", "--set", &e), GPUEST_OK);
+    assert_int_equal(c.technique.coalescing, GPUEST_COALESCE_WARPPOOL);
+    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
+    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e), GPUEST_EUNSUPPORTED);
+    assert_int_equal(gpuest_config_set(&c, "technique.coalescing=pcu+warppool", "--set", &e), GPUEST_OK);
+    assert_int_equal(c.technique.coalescing, GPUEST_COALESCE_PCU_WARPPOOL);
+    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "pcu+warppool"));
+    /* names that are not mechanisms are not values of the key */
+    assert_int_equal(gpuest_config_set(&c, "technique.coalescing=warp_pool", "--set", &e), GPUEST_EINVAL);
+}
+
+/* PCU + WarpPool (paper Fig. 6): 4 SMs, two one-warp CTAs on each, every warp loading the same
+ * block. Each SM's pool merges its two warps into one L1 access (4 in all, 4 requests), and the
+ * PCU groups the 4 SMs' reads into one L2 access answered by one multicast reply: 8 loads served
+ * by 4 L1 accesses, 1 L2 access and 1 reply packet, each SM receiving one copy. */
+static void test_pcu_with_warppool(void **state)
+{
+    (void)state;
+    gpuest_config_t c;
+    pcu_config(&c, 128);
+    c.technique.coalescing = GPUEST_COALESCE_PCU_WARPPOOL;
+    c.core.num_sms = 4;
+    c.core.perfect_inst_const_cache = 1;
+    script_t s = {0};
+    script_inst_t p[] = {{GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, GPUEST_MEMIMG_BASE, 4, 4, 1, -1, 1, 0, 0}};
+    script_kernel(&s, 0, NULL, 8, 1, p);
+    gpuest_technique_set_t *set = NULL;
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL};
+    gpuest_error_t e = {0};
+    gpuest_sim_opts_t o;
+    gpuest_sim_opts_default(&o);
+    assert_int_equal(gpuest_technique_set_create(&env, &o.hooks, &set, &e), GPUEST_OK);
+    assert_non_null(o.hooks.mc_front_accept);
+    gpuest_sim_source_t src;
+    script_source(&src, &s);
+    gpuest_sim_result_t r;
+    gpuest_err rc = gpuest_sim_run(&c, &src, &o, &r, &e);
+    if (rc != GPUEST_OK)
+        fail_msg("simulation failed: %s", e.msg);
+    assert_int_equal(r.total.warppool_requests, 8);
+    assert_int_equal(r.total.warppool_merged, 4);
+    assert_int_equal(r.total.l1_accesses, 4);
+    assert_int_equal(r.total.read_requests, 4);
+    assert_int_equal(r.total.l2_accesses, 1);
+    assert_int_equal(r.total.packets[1], 1);
+    assert_int_equal(r.total.replies, 4);
+    assert_int_equal(r.requests_sent, r.replies_received);
+    assert_int_equal(r.outstanding, 0);
+    gpuest_sim_result_free(&r);
+    gpuest_technique_set_destroy(set);
 }
 
 int main(void)
@@ -391,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_rgr_pressure_loses_nothing),
         cmocka_unit_test(test_stage1_accepts_while_queue_full),
         cmocka_unit_test(test_config_checks),
+        cmocka_unit_test(test_pcu_with_warppool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

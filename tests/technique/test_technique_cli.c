@@ -136,8 +136,15 @@ static void test_coalescing_changes_the_reply_traffic(void **state)
     assert_non_null(strstr(out, "noc.buffer_flits"));
     assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=pcu --set technique.compression=bdi", out,
                                 sizeof out), 2);
-    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=warppool", out, sizeof out), 2);
-    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=pcu+warppool", out, sizeof out), 2);
+    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=warp_pool", out, sizeof out), 2);
+    /* WarpPool, alone and with PCUs: runs, reports its pools' counters */
+    assert_int_equal(run_gpuest(PCU_RUN " --set technique.coalescing=pcu+warppool", out, sizeof out), 0);
+    assert_non_null(strstr(out, "technique warppool.merged = "));
+    assert_non_null(strstr(out, "technique coalescing.actual_locality = "));
+    assert_int_equal(run_gpuest("simulate --preset mesh56 --workload gaussian --scale tiny "
+                                "--set technique.coalescing=warppool", out, sizeof out), 0);
+    assert_non_null(strstr(out, "technique warppool.requests = "));
+    assert_null(strstr(out, "technique coalescing.")); /* no PCUs */
 }
 
 int main(void)
