@@ -261,16 +261,23 @@ int gpuest_sim_packet_flits(const gpuest_noc_cfg_t *noc, int data_bytes);
 typedef struct {
     uint64_t unit_insts;  /* warp instructions per unit (0: 100 x SMs) */
     int units;            /* units over the whole run, spread over kernels by instruction count (default 30) */
-    uint64_t warm_cycles; /* minimum detailed warming before a unit (default 2000 core cycles) */
+    uint64_t warm_cycles; /* minimum detailed warming before a unit (default 3000 core cycles) */
+    double warm_amats;    /* ... and at least this many of the last unit's AMAT (default 8) */
     uint64_t seed;        /* random start of each kernel's systematic sample */
     gpuest_progress_t *progress; /* may be NULL */
     gpuest_sim_hooks_t hooks;    /* technique hooks, as gpuest_sim_opts_t (fast-forward calls none) */
+    int cold;             /* 1: fast-forward warms nothing (no L1/L2 tags, DRAM rows or technique state):
+                           * an experiment that shows what functional warming is worth */
+    int reference;        /* 1: the gaps between units run in detail instead of fast-forward (same unit
+                           * placement and boundaries): the per-unit truth the sampled units are checked
+                           * against (tests, `gpuest sample --reference`) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
 
 typedef struct {
     int kernel;                /* launch index */
+    int census;                /* 1: the kernel's first or last unit (or all of it), measured in every run */
     uint64_t cycles;           /* core cycles of the unit */
     uint64_t warp_insts, thread_insts;
     double amat_sum, amat_n;   /* load line requests: summed latency (core cycles) and count */
@@ -278,6 +285,7 @@ typedef struct {
     uint64_t mc_cycles, mc_stalls;
     uint64_t link_flits;       /* flits over every link during the unit */
     uint64_t warm_cycles;      /* detailed warming before it */
+    uint64_t warm_insts;       /* warp instructions issued during that warming */
     int warm_steady;           /* 1: in-flight requests had settled when the unit began */
     double inflight;           /* mean requests in flight during the unit */
 } gpuest_sample_unit_t;
@@ -293,6 +301,8 @@ typedef struct {
     uint64_t ff_warp_insts;        /* instructions fast-forwarded */
     uint64_t detailed_warp_insts;  /* instructions simulated in detail (ff + detailed = counted total) */
     double wall_seconds;
+    double cpu_seconds;            /* process CPU time of the whole sampled run ... */
+    double count_seconds, ff_seconds; /* ... of which the counting pass and fast-forward (the rest: detailed) */
 } gpuest_sample_result_t;
 
 gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source_t *src,

@@ -180,11 +180,14 @@ typedef struct {
     gpuest_sample_result_t raw;
     gpuest_study_ci_t ipc, amat, miss_latency, mc_stall;
     double cov;             /* coefficient of variation of per-unit CPI */
-    int units;              /* measured units */
+    int units;              /* measured units, census ones (each kernel's head and tail) included */
+    int units_sampled;      /* of which sampled (the kernels' middles) */
     int units_steady;       /* units whose warming reached steady state */
     int units_needed;       /* units for the target half-width at the confidence level */
     double confidence, target;
     double detailed_fraction; /* detailed cycles / estimated cycles of the full run */
+    int pilot_units;          /* units of the pilot stage (0: no second stage) */
+    double full_seconds_est;  /* CPU seconds a full detailed run would take, at the sampled run's detailed rate */
 } gpuest_study_sampled_t;
 
 /* Sampled simulation of workload on cfg with intervals at confidence conf; with target > 0
