@@ -572,11 +572,13 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
 
 /* ---------------------------------------------------------------- one kernel */
 /* The warming's pace, carried from unit to unit (and kernel to kernel): warp instructions per
- * cycle of the last detailed warming, which turns the warming's cycles into the instructions it
- * starts ahead of its unit (a drained machine restarts at its own rate, not the unit's), and the
- * last unit's AMAT. */
+ * cycle of the detailed warmings so far that followed a fast-forward, which turns the warming's
+ * cycles into the instructions it starts ahead of its unit (a drained machine restarts at its own
+ * rate, not the unit's; pooled, because one warming's pace swings with the restart burst and a
+ * lead from the last one alone gave warmings of 250 to 30,000 cycles), and the last unit's AMAT. */
 typedef struct {
     double warm_ipc, amat;
+    double insts, cycles; /* pooled over the warmings that followed a fast-forward */
 } pace_t;
 
 static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_rates_t *r, pace_t *pace, int k,
@@ -629,7 +631,8 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_
                                                                           : o->warm_amats * pace->amat;
         uint64_t lead = (uint64_t)(pace->warm_ipc * wc);
         uint64_t pos = kpos(g, &p);
-        if (pos + lead < target) {
+        int skipped = pos + lead < target;
+        if (skipped) {
             uint64_t done = 0;
             if (o->reference)
                 rc = run_detailed_to(g, &p, target - lead, &out->detailed_cycles, err);
@@ -655,8 +658,11 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_
         out->detailed_cycles += g->ticks[GPUEST_CLK_CORE] - t0;
         if (rc != GPUEST_OK || u.warp_insts == 0)
             break; /* the launch ended before the unit (only at its very end) */
-        if (u.warm_cycles > 0 && u.warm_insts > 0)
-            pace->warm_ipc = (double)u.warm_insts / (double)u.warm_cycles;
+        if (skipped && u.warm_cycles > 0 && u.warm_insts > 0) { /* warmings after a fast-forward, pooled */
+            pace->insts += (double)u.warm_insts;
+            pace->cycles += (double)u.warm_cycles;
+            pace->warm_ipc = pace->insts / pace->cycles;
+        }
         pace->amat = u.amat_n > 0 ? u.amat_sum / u.amat_n : pace->amat;
         if (push_unit(out, cap, &u) != GPUEST_OK)
             rc = gpuest_fail(err, GPUEST_ENOMEM, "out of memory for sampling units");
@@ -689,7 +695,7 @@ static gpuest_err launches_loop(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_
                                 gpuest_rng_t *rng, gpuest_sample_result_t *out, gpuest_error_t *err)
 {
     size_t cap = 0;
-    pace_t pace = {0.5 * g->nsm, 0.0}; /* a guess until the first warming is measured */
+    pace_t pace = {0.5 * g->nsm, 0.0, 0.0, 0.0}; /* a guess until the first warming is measured */
     for (size_t k = 0;; k++) {
         int done = 0;
         GPUEST_TRY(g->src->next_launch(g->src->ctx, &g->launch, &done, err));
