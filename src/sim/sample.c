@@ -1,12 +1,14 @@
-/* sample.c: sampled simulation: systematic whole-GPU units with drain, functional fast-forward
- * (L1/L2 tags, DRAM rows) and checked detailed warming (SMARTS, Wunderlich et al. ISCA'03, on a
- * GPU: every SM runs in each unit because contention is global).
+/* sample.c: sampled simulation: whole-GPU units (SMARTS, Wunderlich et al. ISCA'03, on a GPU:
+ * every SM runs in each unit because contention is global), stratified per kernel with census
+ * head and tail units, drain plus functional fast-forward between units (L1/L2 tags, DRAM rows),
+ * and a detailed warming of fixed length whose settling is checked afterwards (MSER-5).
  *
  * Fast-forward keeps the machine's architectural progress exact (every instruction of every warp
  * is consumed in order, barriers and CTA scheduling as in detailed mode) but takes no time: the
  * clock stands still, so fast-forwarded work costs a tag lookup per line request. Warps advance
- * one instruction each in turn (round robin), which keeps their relative progress close to what
- * a loosely coupled GTO/LRR schedule gives; the exact skew of the detailed schedule is not kept. */
+ * in proportion to their age rank's issue share in the last detailed unit, which keeps the
+ * progress skew of the detailed schedule in distribution (not warp by warp).
+ * docs/estimator.md ("Sampled simulation") gives the measurements behind each choice. */
 #include <math.h>
 #include <time.h>
 
