@@ -235,36 +235,65 @@ static gpuest_err ff_step(sim_gpu_t *g, sim_sm_t *sm, int s, int warm, int *adva
     return GPUEST_OK;
 }
 
-/* Per-warp issue shares by age rank (rank 0: the SM's oldest resident warp), pooled over the SMs,
- * measured over the last detailed unit. Fast-forward advances each warp in proportion to its
- * rank's share, so the warps leave fast-forward as spread out in progress as a GTO (or LRR)
- * schedule keeps them. With one instruction per warp in turn, every resident CTA of an SM moved
- * in lock step, and after fast-forward all of them reached their load and store phases together:
- * on srad/fermi the first ~6,000 detailed cycles then ran at a third of the steady IPC. */
+/* Issue shares by CTA age rank (rank 0: the SM's oldest resident CTA), pooled over the SMs and
+ * measured over the last detailed unit. Fast-forward gives each CTA credit in proportion to its
+ * rank's share and spends it on the CTA's warps in turn, so CTAs leave fast-forward as spread out
+ * in progress as a GTO (or LRR) schedule keeps them. With one instruction per warp in turn every
+ * resident CTA moved in lock step, and after fast-forward all of them reached their load and store
+ * phases together: on srad/fermi the first ~6,000 detailed cycles then ran at a third of the
+ * steady IPC. Shares per warp (our first version) starved the young warps of a CTA at its
+ * barriers, where in detailed mode they take the issue slots the waiting old ones leave: hotspot/
+ * fermi/default then came out 25 % fast with 8 units (round robin: +1 %). */
 typedef struct {
-    double *share;    /* warps_per_sm entries; sums to 1 over the first n */
-    int n;            /* ranks measured (0: none yet, round robin) */
+    double *share;    /* ctas_per_sm entries; sums to 1 over the first n */
+    int n;            /* CTA ranks measured (0: none yet, every CTA alike) */
     uint64_t *age0;   /* nsm x warps_per_sm: age and issued count at the window's start */
     uint64_t *iss0;
-    double *credit;   /* nsm x warps_per_sm */
-    int *order;       /* scratch: warp slots by age */
+    double *credit;   /* nsm x ctas_per_sm */
+    int *order;       /* scratch: CTA slots by age (ctas_per_sm) */
+    int *members;     /* scratch: warp slots by CTA slot (warps_per_sm) */
+    int *first, *count, *next; /* scratch per CTA slot: its run in members, and its round robin */
     int cold;         /* gpuest_sample_opts_t.cold */
     double ff_seconds; /* CPU time spent fast-forwarding */
 } ff_rates_t;
 
-static void rank_order(const sim_gpu_t *g, const sim_sm_t *sm, int *order, int *n)
+/* The SM's resident CTAs by age (their oldest warp's), and each one's warp slots. */
+static int cta_order(const sim_gpu_t *g, const sim_sm_t *sm, ff_rates_t *r)
 {
-    int W = g->cfg->core.warps_per_sm, m = 0;
+    int W = g->cfg->core.warps_per_sm, C = g->cfg->core.ctas_per_sm, m = 0;
+    uint64_t age[64];
+    for (int c = 0; c < C; c++) {
+        r->count[c] = 0;
+        age[c % 64] = UINT64_MAX;
+    }
     for (int s = 0; s < W; s++)
         if (sm->warps[s].state != WS_EMPTY) {
+            int c = sm->warps[s].cta_slot;
+            r->count[c]++;
+            if (sm->warps[s].age < age[c % 64])
+                age[c % 64] = sm->warps[s].age;
+        }
+    int pos = 0;
+    for (int c = 0; c < C; c++) {
+        r->first[c] = pos;
+        pos += r->count[c];
+        r->count[c] = 0;
+    }
+    for (int s = 0; s < W; s++)
+        if (sm->warps[s].state != WS_EMPTY) {
+            int c = sm->warps[s].cta_slot;
+            r->members[r->first[c] + r->count[c]++] = s;
+        }
+    for (int c = 0; c < C; c++)
+        if (r->count[c] > 0) {
             int k = m++;
-            while (k > 0 && sm->warps[order[k - 1]].age > sm->warps[s].age) {
-                order[k] = order[k - 1];
+            while (k > 0 && age[r->order[k - 1] % 64] > age[c % 64]) {
+                r->order[k] = r->order[k - 1];
                 k--;
             }
-            order[k] = s;
+            r->order[k] = c;
         }
-    *n = m;
+    return m;
 }
 
 static void rates_start(const sim_gpu_t *g, ff_rates_t *r)
@@ -278,34 +307,33 @@ static void rates_start(const sim_gpu_t *g, ff_rates_t *r)
         }
 }
 
-/* Shares by rank over the window since rates_start (warps that started inside it count from 0). */
+/* Shares by CTA rank over the window since rates_start (warps that started inside it count from 0). */
 static void rates_end(const sim_gpu_t *g, ff_rates_t *r)
 {
-    int W = g->cfg->core.warps_per_sm, nmax = 0;
-    for (int k = 0; k < W; k++)
+    int W = g->cfg->core.warps_per_sm, C = g->cfg->core.ctas_per_sm, nmax = 0, pooled = 0;
+    for (int k = 0; k < C; k++)
         r->share[k] = 0;
-    double pooled_total = 0;
     for (int i = 0; i < g->nsm; i++) {
-        int n;
-        rank_order(g, &g->sm[i], r->order, &n);
-        double tot = 0;
-        for (int k = 0; k < n; k++) {
-            int s = r->order[k];
-            const sim_warp_t *w = &g->sm[i].warps[s];
-            tot += (double)(w->issued - (r->age0[i * W + s] == w->age ? r->iss0[i * W + s] : 0));
+        int n = cta_order(g, &g->sm[i], r);
+        double by[64] = {0}, tot = 0;
+        for (int k = 0; k < n && k < 64; k++) {
+            int c = r->order[k];
+            for (int j = 0; j < r->count[c]; j++) {
+                int s = r->members[r->first[c] + j];
+                const sim_warp_t *w = &g->sm[i].warps[s];
+                by[k] += (double)(w->issued - (r->age0[i * W + s] == w->age ? r->iss0[i * W + s] : 0));
+            }
+            tot += by[k];
         }
         if (tot <= 0)
             continue;
-        for (int k = 0; k < n; k++) {
-            int s = r->order[k];
-            const sim_warp_t *w = &g->sm[i].warps[s];
-            r->share[k] += (double)(w->issued - (r->age0[i * W + s] == w->age ? r->iss0[i * W + s] : 0)) / tot;
-        }
-        pooled_total += 1;
+        for (int k = 0; k < n && k < 64; k++)
+            r->share[k] += by[k] / tot;
+        pooled++;
         if (n > nmax)
             nmax = n;
     }
-    r->n = pooled_total > 0 ? nmax : 0;
+    r->n = pooled > 0 ? nmax : 0;
     double sum = 0;
     for (int k = 0; k < r->n; k++)
         sum += r->share[k];
@@ -313,43 +341,60 @@ static void rates_end(const sim_gpu_t *g, ff_rates_t *r)
         r->share[k] = sum > 0 ? r->share[k] / sum : 1.0 / r->n;
 }
 
+/* Spends up to whole instructions of credit c on CTA slot cs's warps in turn; 1 if any advanced. */
+static gpuest_err ff_cta(sim_gpu_t *g, sim_sm_t *sm, ff_rates_t *r, int cs, double *c, uint64_t budget,
+                         uint64_t *done, int *any, gpuest_error_t *err)
+{
+    int n = r->count[cs], idle = 0;
+    while (*c >= 1.0 && *done < budget && idle < n) {
+        int s = r->members[r->first[cs] + r->next[cs] % n];
+        r->next[cs] = (r->next[cs] + 1) % n;
+        int adv = 0, end = sm->warps[s].state == WS_ACTIVE && sm->warps[s].inst.kind == GPUEST_INST_END;
+        if (sm->warps[s].state == WS_EMPTY) {
+            idle++;
+            continue;
+        }
+        GPUEST_TRY(ff_step(g, sm, s, !r->cold, &adv, err));
+        if (!adv) {
+            idle++;
+            continue;
+        }
+        idle = 0;
+        *any = 1;
+        *c -= 1.0;
+        if (!end)
+            (*done)++;
+    }
+    return GPUEST_OK;
+}
+
 /* Fast-forwards up to budget warp instructions (or to the end of the launch). Each round gives
- * every warp credit in proportion to its rank's share (x the resident warps, so one instruction a
- * warp a round on average) and a warp advances while it has a whole instruction of credit. */
+ * every resident CTA credit in proportion to its rank's share (x the SM's resident warps, so one
+ * instruction a warp a round on average), spent on its warps in turn. */
 static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uint64_t *done, gpuest_error_t *err)
 {
     *done = 0;
     double t0 = cpu_now();
-    int hold = g->hold_issue, W = g->cfg->core.warps_per_sm;
+    int hold = g->hold_issue, W = g->cfg->core.warps_per_sm, C = g->cfg->core.ctas_per_sm;
     g->hold_issue = 0;
     g->functional = 1; /* CTAs started here fetch their first instruction functionally too */
-    for (size_t i = 0; i < (size_t)g->nsm * (size_t)W; i++)
+    for (size_t i = 0; i < (size_t)g->nsm * (size_t)C; i++)
         r->credit[i] = 0;
     while (*done < budget && g->ctas_done < g->launch.num_ctas) {
         int any = 0;
         for (int i = 0; i < g->nsm && *done < budget; i++) {
             sim_sm_t *sm = &g->sm[i];
-            int n;
-            rank_order(g, sm, r->order, &n);
+            int n = cta_order(g, sm, r), nw = 0;
+            for (int k = 0; k < n; k++)
+                nw += r->count[r->order[k]];
             for (int k = 0; k < n && *done < budget; k++) {
-                int s = r->order[k];
-                double *c = &r->credit[i * W + s];
-                double add = r->n > 0 ? (k < r->n ? r->share[k] : 1.0 / r->n) * n : 1.0;
+                int cs = r->order[k];
+                double *c = &r->credit[i * C + cs];
+                double add = r->n > 0 ? (k < r->n ? r->share[k] : 1.0 / r->n) * nw : (double)r->count[cs];
                 *c += add;
                 if (*c > 64.0 + add)
-                    *c = 64.0 + add; /* a warp held at a barrier banks no more than a burst */
-                while (*c >= 1.0 && *done < budget) {
-                    int adv = 0;
-                    int end = sm->warps[s].state == WS_ACTIVE && sm->warps[s].inst.kind == GPUEST_INST_END;
-                    GPUEST_TRY(ff_step(g, sm, s, !r->cold, &adv, err));
-                    if (!adv)
-                        break;
-                    any = 1;
-                    *c -= 1.0;
-                    if (end)
-                        break;
-                    (*done)++;
-                }
+                    *c = 64.0 + add; /* a CTA held at a barrier or by memory banks no more than a burst */
+                GPUEST_TRY(ff_cta(g, sm, r, cs, c, budget, done, &any, err));
             }
         }
         GPUEST_TRY(sim_gpu_assign_ctas(g, err));
@@ -733,10 +778,13 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     if (total == 0)
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: the workload executes no instruction");
     GPUEST_TRY(sim_gpu_build(g, err));
-    size_t W = (size_t)g->cfg->core.warps_per_sm, N = (size_t)g->nsm * W;
-    ff_rates_t r = {calloc(W, sizeof(double)), 0, calloc(N, sizeof(uint64_t)), calloc(N, sizeof(uint64_t)),
-                    calloc(N, sizeof(double)), calloc(W, sizeof(int)), o->cold, 0.0};
-    gpuest_err rc = r.share && r.age0 && r.iss0 && r.credit && r.order
+    size_t W = (size_t)g->cfg->core.warps_per_sm, C = (size_t)g->cfg->core.ctas_per_sm, N = (size_t)g->nsm * W;
+    if (C > 64)
+        return gpuest_fail(err, GPUEST_EINVAL, "sampling: core.ctas_per_sm = %zu, at most 64 supported", C);
+    ff_rates_t r = {calloc(C, sizeof(double)), 0, calloc(N, sizeof(uint64_t)), calloc(N, sizeof(uint64_t)),
+                    calloc((size_t)g->nsm * C, sizeof(double)), calloc(C, sizeof(int)), calloc(W, sizeof(int)),
+                    calloc(C, sizeof(int)), calloc(C, sizeof(int)), calloc(C, sizeof(int)), o->cold, 0.0};
+    gpuest_err rc = r.share && r.age0 && r.iss0 && r.credit && r.order && r.members && r.first && r.count && r.next
                         ? sample_launches(g, o, &r, total, out, err)
                         : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the fast-forward rates");
     out->ff_seconds = r.ff_seconds;
@@ -745,6 +793,10 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     free(r.iss0);
     free(r.credit);
     free(r.order);
+    free(r.members);
+    free(r.first);
+    free(r.count);
+    free(r.next);
     return rc;
 }
 
