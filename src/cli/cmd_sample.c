@@ -47,17 +47,17 @@ static void help(FILE *out)
 static int write_units(const gpuest_sample_result_t *r, const char *path)
 {
     static const char *const header[] = {"unit", "kernel", "cycles", "warp_insts", "thread_insts", "ipc", "amat",
-                                         "mc_stall", "warm_cycles", "warm_steady", "inflight"};
+                                         "mc_stall", "warm_cycles", "warm_steady", "inflight", "census"};
     cli_table_t t;
     cli_table_init(&t, header, sizeof header / sizeof header[0]);
     for (size_t i = 0; i < r->num_units; i++) {
         const gpuest_sample_unit_t *u = &r->units[i];
-        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g", i, u->kernel,
+        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g\t%d", i, u->kernel,
                        (unsigned long long)u->cycles, (unsigned long long)u->warp_insts,
                        (unsigned long long)u->thread_insts, u->cycles ? (double)u->thread_insts / u->cycles : 0.0,
                        u->amat_n > 0 ? u->amat_sum / u->amat_n : 0.0,
                        u->mc_cycles ? (double)u->mc_stalls / u->mc_cycles : 0.0, (unsigned long long)u->warm_cycles,
-                       u->warm_steady, u->inflight);
+                       u->warm_steady, u->inflight, u->census);
     }
     int rc = cli_table_write_csv(&t, path, CMD);
     cli_table_free(&t);

@@ -57,13 +57,22 @@ static void ratio_est(const gpuest_sample_result_t *r, size_t k, int field, doub
     *var = ss / (2.0 * (m - 1)) / (m * xbar * xbar);
 }
 
-/* One kernel's ratio for field over its strata: each census unit (the kernel's head and tail,
- * measured in every run) enters exactly, weighted by its share of the kernel's thread
- * instructions, and the sampled middle by its ratio estimate with the rest of the weight. For
- * CPI this is (census cycles + middle thread instructions x sampled CPI) / thread instructions.
- * var < 0: the middle has fewer than 2 units (the caller borrows a pooled variance). */
-static void kernel_est(const gpuest_sample_result_t *r, size_t k, int field, double *R, double *var, int *n)
+/* One kernel's estimate of a field's ratio over its strata. */
+typedef struct {
+    double R;     /* the kernel's ratio */
+    double rm;    /* the sampled middle's ratio estimate, its variance (< 0: fewer than 2 units) */
+    double vm;
+    double wm;    /* the middle's share of the kernel's thread instructions */
+    int m, n;     /* sampled units, all units */
+} kernel_est_t;
+
+/* Census units (the kernel's head and tail, measured in every run) enter exactly, weighted by
+ * their share of the kernel's thread instructions, and the sampled middle by its ratio estimate
+ * with the rest of the weight. For CPI this is (census cycles + middle thread instructions x
+ * sampled CPI) / thread instructions. */
+static kernel_est_t kernel_est(const gpuest_sample_result_t *r, size_t k, int field)
 {
+    kernel_est_t e;
     double I = (double)r->kernel_thread_insts[k], tc = 0, part = 0;
     int nc = 0;
     for (size_t i = 0; i < r->num_units; i++) {
@@ -74,46 +83,57 @@ static void kernel_est(const gpuest_sample_result_t *r, size_t k, int field, dou
         part += (double)u->thread_insts / I * field_y(u, field) / field_x(u, field);
         nc++;
     }
-    double Rm, vm;
-    int m;
-    ratio_est(r, k, field, &Rm, &vm, &m);
-    double wm = I > tc ? (I - tc) / I : 0;
-    *n = m + nc;
-    if (m == 0) { /* census only (a short kernel, or the middle's units measured nothing) */
-        *R = tc > 0 ? part / (tc / I) : 0;
-        *var = 0;
-        return;
+    ratio_est(r, k, field, &e.rm, &e.vm, &e.m);
+    e.wm = I > tc ? (I - tc) / I : 0;
+    e.n = e.m + nc;
+    if (e.m == 0) { /* census only (a short kernel measured whole): no sampling error */
+        e.R = tc > 0 ? part / (tc / I) : 0;
+        e.wm = 0;
+    } else {
+        e.R = part + e.wm * e.rm;
     }
-    *R = part + wm * Rm;
-    *var = vm >= 0 ? wm * wm * vm : -1.0;
+    return e;
+}
+
+/* Per-unit relative variance of the middles, for kernels with a single sampled unit: pooled over
+ * the kernels with two or more (their variance x units / ratio^2); with none, the spread of the
+ * single units' ratios across kernels (collapsed strata: it counts the kernels' differences as
+ * noise, so it errs wide). 0 when nothing can be said (the interval then has no width). */
+static double unit_relvar(const gpuest_sample_result_t *r, int field)
+{
+    double pool = 0, s1 = 0, s2 = 0;
+    int npool = 0, nsingle = 0;
+    for (size_t k = 0; k < r->num_kernels; k++) {
+        kernel_est_t e = kernel_est(r, k, field);
+        if (e.m >= 2 && e.vm >= 0 && e.rm > 0) {
+            pool += e.vm * e.m / (e.rm * e.rm);
+            npool++;
+        } else if (e.m == 1 && e.rm > 0) {
+            s1 += e.rm;
+            s2 += e.rm * e.rm;
+            nsingle++;
+        }
+    }
+    if (npool > 0)
+        return pool / npool;
+    if (nsingle < 2)
+        return 0;
+    double mean = s1 / nsingle, var = (s2 - nsingle * mean * mean) / (nsingle - 1);
+    return var > 0 ? var / (mean * mean) : 0;
 }
 
 /* Whole-run ratio for field over kernels, weighted by each kernel's denominator total (weight w_k):
- * value = sum_k w_k R_k / sum_k w_k; kernels without a variance borrow the pooled relative one. */
+ * value = sum_k w_k R_k / sum_k w_k. */
 static gpuest_study_ci_t combine(const gpuest_sample_result_t *r, int field, const double *wk, double z, int invert,
                                  double *relsd)
 {
-    double num = 0, den = 0, var = 0, relvar_pool = 0;
-    int pooled = 0;
+    double num = 0, den = 0, var = 0, relvar = unit_relvar(r, field);
     for (size_t k = 0; k < r->num_kernels; k++) {
-        double R, v;
-        int n;
-        kernel_est(r, k, field, &R, &v, &n);
-        if (v > 0 && R > 0) {
-            relvar_pool += v / (R * R);
-            pooled++;
-        }
-    }
-    relvar_pool = pooled ? relvar_pool / pooled : 0.0;
-    for (size_t k = 0; k < r->num_kernels; k++) {
-        double R, v;
-        int n;
-        kernel_est(r, k, field, &R, &v, &n);
-        if (n == 0 || wk[k] <= 0)
+        kernel_est_t e = kernel_est(r, k, field);
+        if (e.n == 0 || wk[k] <= 0)
             continue;
-        if (v < 0)
-            v = relvar_pool * R * R;
-        num += wk[k] * R;
+        double v = e.m == 0 ? 0 : e.vm >= 0 ? e.wm * e.wm * e.vm : e.wm * e.wm * relvar * e.rm * e.rm;
+        num += wk[k] * e.R;
         den += wk[k];
         var += wk[k] * wk[k] * v;
     }
