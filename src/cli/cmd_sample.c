@@ -22,7 +22,7 @@ static void help(FILE *out)
     fprintf(out, "usage: gpuest sample [--workload W] [--scale S] [--seed N] [machine]\n"
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
-                 "                     [--reference] [--cold] [--csv FILE]\n\n"
+                 "                     [--reference] [--cold] [--bias-check] [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
                  "rows; warps at their measured relative rates); a detailed warming of fixed length\n"
@@ -41,6 +41,7 @@ static void help(FILE *out)
                  "  --compare         also run the full detailed simulation\n"
                  "  --reference       run the gaps between units in detail (same units: the per-unit truth)\n"
                  "  --cold            fast-forward without functional warming (an experiment)\n"
+                 "  --bias-check      rerun with twice the warming; passed if IPC moves less than the half-width\n"
                  "  --csv FILE        one row per unit\n");
 }
 
@@ -73,7 +74,7 @@ int cli_cmd_sample(int argc, char **argv)
     unsigned long long seed = 1, ull, sample_seed = 0;
     int have_sample_seed = 0;
     double conf = 0.997, target = 0.0;
-    int compare = 0;
+    int compare = 0, bias_check = 0;
     long lv;
     gpuest_sample_opts_t so;
     gpuest_sample_opts_default(&so);
@@ -99,6 +100,10 @@ int cli_cmd_sample(int argc, char **argv)
         }
         if (cli_args_is(&a, "cold")) {
             so.cold = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "bias-check")) {
+            bias_check = 1;
             continue;
         }
         const char *v = a.name ? cli_args_value(&a) : NULL;
@@ -177,6 +182,23 @@ int cli_cmd_sample(int argc, char **argv)
     if (s.full_seconds_est > 0)
         printf("  speedup over the full run about %.1fx (estimated: the full run at this run's detailed rate, %.1f s CPU)\n",
                s.full_seconds_est / cpu_sampled, s.full_seconds_est);
+    if (bias_check) {
+        gpuest_study_bias_t b;
+        e = gpuest_study_sample_bias_check(&cc.cfg, workload, scale, seed, &so, conf, &s, &b, &err);
+        if (e != GPUEST_OK) {
+            gpuest_study_sampled_free(&s);
+            return cli_report(CMD, e, &err);
+        }
+        if (isinf(b.half_width))
+            printf("warming bias check: with twice the warming IPC %.3f (%+.2f %%); the interval is unbounded, "
+                   "so the check says nothing (CPU %.2f s)\n",
+                   b.ipc, 100 * b.shift, b.cpu_seconds);
+        else
+            printf("warming bias check: with twice the warming IPC %.3f (%+.2f %%), %s the half-width +-%.2f %% "
+                   "(%s; CPU %.2f s)\n",
+                   b.ipc, 100 * b.shift, b.passed ? "within" : "beyond", 100 * b.half_width,
+                   b.passed ? "passed" : "failed: the warming is too short for this workload", b.cpu_seconds);
+    }
     if (compare) {
         gpuest_study_run_t full;
         double c1 = cpu_now();

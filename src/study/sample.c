@@ -279,3 +279,26 @@ gpuest_err gpuest_study_sample(const gpuest_config_t *cfg, const char *workload,
     }
     return rc;
 }
+
+gpuest_err gpuest_study_sample_bias_check(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                          uint64_t seed, const gpuest_sample_opts_t *opts, double conf,
+                                          const gpuest_study_sampled_t *base, gpuest_study_bias_t *out,
+                                          gpuest_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    gpuest_sample_opts_t o = *opts;
+    o.warm_cycles *= 2;
+    o.warm_amats *= 2;
+    o.progress = NULL;
+    gpuest_study_sampled_t s;
+    gpuest_err rc = gpuest_study_sample(cfg, workload, scale, seed, &o, conf, 0.0, &s, err);
+    if (rc == GPUEST_OK && base->ipc.value > 0) {
+        out->ipc = s.ipc.value;
+        out->shift = (s.ipc.value - base->ipc.value) / base->ipc.value;
+        out->half_width = (base->ipc.hi - base->ipc.lo) / 2 / base->ipc.value;
+        out->passed = fabs(out->shift) < out->half_width;
+        out->cpu_seconds = s.raw.cpu_seconds;
+    }
+    gpuest_study_sampled_free(&s);
+    return rc;
+}

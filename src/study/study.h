@@ -201,6 +201,21 @@ gpuest_err gpuest_study_sample_estimate(const gpuest_sample_result_t *raw, doubl
                                         gpuest_study_sampled_t *out, gpuest_error_t *err);
 void gpuest_study_sampled_free(gpuest_study_sampled_t *s);
 
+/* The method note's warming-bias check: the same sample (same unit positions) with twice the
+ * detailed warming (warm_cycles and warm_amats doubled); passed when the IPC moves by less than
+ * base's relative half-width. */
+typedef struct {
+    double ipc;        /* IPC with twice the warming */
+    double shift;      /* its relative change from base */
+    double half_width; /* base's relative IPC half-width */
+    int passed;
+    double cpu_seconds;
+} gpuest_study_bias_t;
+gpuest_err gpuest_study_sample_bias_check(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                          uint64_t seed, const gpuest_sample_opts_t *opts, double conf,
+                                          const gpuest_study_sampled_t *base, gpuest_study_bias_t *out,
+                                          gpuest_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
