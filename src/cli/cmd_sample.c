@@ -21,38 +21,44 @@ static void help(FILE *out)
 {
     fprintf(out, "usage: gpuest sample [--workload W] [--scale S] [--seed N] [machine]\n"
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
-                 "                     [--target E] [--sample-seed N] [--compare] [--csv FILE]\n\n"
+                 "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
+                 "                     [--reference] [--cold] [--bias-check] [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
-                 "rows); before each unit a detailed warming runs until the requests in flight settle.\n"
+                 "rows; warps at their measured relative rates); a detailed warming of fixed length\n"
+                 "precedes each unit, and whether it settled is checked (MSER-5 on requests in flight).\n"
                  "Prints IPC, AMAT, L1 miss latency and MC stall ratio with intervals (99.7 %% by\n"
                  "default), the units needed for the target half-width, and with --compare the full\n"
                  "detailed run, the errors and the speedup.\n\nmachine:\n" CLI_CONFIG_HELP
                  "\noptions:\n"
                  "  --units N         units over the run (default 30)\n"
                  "  --sample-seed N   random start of the systematic sample (default: --seed)\n"
-                 "  --unit-insts N    warp instructions per unit (default 100 x SMs)\n"
-                 "  --warm CYCLES     minimum detailed warming per unit (default 2000)\n"
+                 "  --unit-insts N    warp instructions per unit (default 1000 x SMs)\n"
+                 "  --warm CYCLES     minimum detailed warming per unit (default 3000)\n"
                  "  --confidence C    interval level (default 0.997)\n"
                  "  --target E        relative half-width of the IPC interval; reruns with the units it needs\n"
+                 "  --warm-amats X    ... and at least X times the last unit's AMAT (default 8)\n"
                  "  --compare         also run the full detailed simulation\n"
+                 "  --reference       run the gaps between units in detail (same units: the per-unit truth)\n"
+                 "  --cold            fast-forward without functional warming (an experiment)\n"
+                 "  --bias-check      rerun with twice the warming; passed if IPC moves less than the half-width\n"
                  "  --csv FILE        one row per unit\n");
 }
 
 static int write_units(const gpuest_sample_result_t *r, const char *path)
 {
     static const char *const header[] = {"unit", "kernel", "cycles", "warp_insts", "thread_insts", "ipc", "amat",
-                                         "mc_stall", "warm_cycles", "warm_steady", "inflight"};
+                                         "mc_stall", "warm_cycles", "warm_steady", "inflight", "census"};
     cli_table_t t;
     cli_table_init(&t, header, sizeof header / sizeof header[0]);
     for (size_t i = 0; i < r->num_units; i++) {
         const gpuest_sample_unit_t *u = &r->units[i];
-        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g", i, u->kernel,
+        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g\t%d", i, u->kernel,
                        (unsigned long long)u->cycles, (unsigned long long)u->warp_insts,
                        (unsigned long long)u->thread_insts, u->cycles ? (double)u->thread_insts / u->cycles : 0.0,
                        u->amat_n > 0 ? u->amat_sum / u->amat_n : 0.0,
                        u->mc_cycles ? (double)u->mc_stalls / u->mc_cycles : 0.0, (unsigned long long)u->warm_cycles,
-                       u->warm_steady, u->inflight);
+                       u->warm_steady, u->inflight, u->census);
     }
     int rc = cli_table_write_csv(&t, path, CMD);
     cli_table_free(&t);
@@ -68,7 +74,7 @@ int cli_cmd_sample(int argc, char **argv)
     unsigned long long seed = 1, ull, sample_seed = 0;
     int have_sample_seed = 0;
     double conf = 0.997, target = 0.0;
-    int compare = 0;
+    int compare = 0, bias_check = 0;
     long lv;
     gpuest_sample_opts_t so;
     gpuest_sample_opts_default(&so);
@@ -86,6 +92,18 @@ int cli_cmd_sample(int argc, char **argv)
             continue;
         if (cli_args_is(&a, "compare")) {
             compare = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "reference")) {
+            so.reference = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "cold")) {
+            so.cold = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "bias-check")) {
+            bias_check = 1;
             continue;
         }
         const char *v = a.name ? cli_args_value(&a) : NULL;
@@ -114,9 +132,12 @@ int cli_cmd_sample(int argc, char **argv)
                 return 2;
             so.unit_insts = ull;
         } else if (cli_args_is(&a, "warm")) {
-            if (cli_parse_u64(CMD, "warm", v, &ull) || ull == 0)
-                return ull == 0 ? cli_usage_error(CMD, "--warm: expected at least 1 cycle") : 2;
+            if (cli_parse_u64(CMD, "warm", v, &ull))
+                return 2;
             so.warm_cycles = ull;
+        } else if (cli_args_is(&a, "warm-amats")) {
+            if (cli_parse_double(CMD, "warm-amats", v, 0, 1000, &so.warm_amats))
+                return 2;
         } else if (cli_args_is(&a, "confidence")) {
             if (cli_parse_double(CMD, "confidence", v, 0.5, 0.9999, &conf))
                 return 2;
@@ -149,12 +170,35 @@ int cli_cmd_sample(int argc, char **argv)
     printf("  AMAT           %10.1f  [%.1f, %.1f] core cycles\n", s.amat.value, s.amat.lo, s.amat.hi);
     printf("  L1 miss lat.   %10.1f  [%.1f, %.1f]\n", s.miss_latency.value, s.miss_latency.lo, s.miss_latency.hi);
     printf("  MC stall ratio %10.3f  [%.3f, %.3f]\n", s.mc_stall.value, s.mc_stall.lo, s.mc_stall.hi);
-    printf("  %d units (%d with settled warming), CPI CoV %.3f; %d units give +-%.1f %% at this level\n", s.units,
-           s.units_steady, s.cov, s.units_needed, 100 * (target > 0 ? target : 0.03));
+    printf("  IPC half-width +-%.2f %%; %d units (%d sampled, %d with settled warming%s), CPI CoV within kernels "
+           "%.3f; %d sampled units give +-%.1f %% at this level\n",
+           100 * (s.ipc.hi - s.ipc.lo) / 2 / (s.ipc.value > 0 ? s.ipc.value : 1), s.units, s.units_sampled, s.units_steady,
+           s.pilot_units ? ", after a pilot" : "", s.cov, s.units_needed, 100 * (target > 0 ? target : 0.01));
     printf("  detailed cycles %llu (%.1f %% of the run, drains %llu), %llu warp instructions fast-forwarded, "
-           "%.2f s (CPU %.2f s)\n",
+           "%.2f s (CPU %.2f s: counting %.2f, fast-forward %.2f)\n",
            (unsigned long long)s.raw.detailed_cycles, 100 * s.detailed_fraction,
-           (unsigned long long)s.raw.drain_cycles, (unsigned long long)s.raw.ff_warp_insts, s.raw.wall_seconds, cpu_sampled);
+           (unsigned long long)s.raw.drain_cycles, (unsigned long long)s.raw.ff_warp_insts, s.raw.wall_seconds,
+           cpu_sampled, s.raw.count_seconds, s.raw.ff_seconds);
+    if (s.full_seconds_est > 0)
+        printf("  speedup over the full run about %.1fx (estimated: the full run at this run's detailed rate, %.1f s CPU)\n",
+               s.full_seconds_est / cpu_sampled, s.full_seconds_est);
+    if (bias_check) {
+        gpuest_study_bias_t b;
+        e = gpuest_study_sample_bias_check(&cc.cfg, workload, scale, seed, &so, conf, &s, &b, &err);
+        if (e != GPUEST_OK) {
+            gpuest_study_sampled_free(&s);
+            return cli_report(CMD, e, &err);
+        }
+        if (isinf(b.half_width))
+            printf("warming bias check: with twice the warming IPC %.3f (%+.2f %%); the interval is unbounded, "
+                   "so the check says nothing (CPU %.2f s)\n",
+                   b.ipc, 100 * b.shift, b.cpu_seconds);
+        else
+            printf("warming bias check: with twice the warming IPC %.3f (%+.2f %%), %s the half-width +-%.2f %% "
+                   "(%s; CPU %.2f s)\n",
+                   b.ipc, 100 * b.shift, b.passed ? "within" : "beyond", 100 * b.half_width,
+                   b.passed ? "passed" : "failed: the warming is too short for this workload", b.cpu_seconds);
+    }
     if (compare) {
         gpuest_study_run_t full;
         double c1 = cpu_now();
@@ -166,7 +210,7 @@ int cli_cmd_sample(int argc, char **argv)
         double cpu_full = cpu_now() - c1;
         printf("full detailed run: IPC %.3f, AMAT %.1f, MC stall %.3f, %.2f s (CPU %.2f s)\n", full.ipc, full.amat,
                full.mc_stall, full.sim_seconds, cpu_full);
-        printf("  IPC error %+.2f %% (%s the interval), AMAT error %+.2f %%, speedup %.2fx (CPU time; the machine is shared)\n",
+        printf("  IPC error %+.2f %% (%s the interval), AMAT error %+.2f %%, speedup %.2fx (measured, CPU time)\n",
                100 * (s.ipc.value - full.ipc) / full.ipc, full.ipc >= s.ipc.lo && full.ipc <= s.ipc.hi ? "inside" : "outside",
                100 * (s.amat.value - full.amat) / full.amat, cpu_full / cpu_sampled);
     }

@@ -345,31 +345,38 @@ int gpuest_sim_packet_flits(const gpuest_noc_cfg_t *noc, int data_bytes);
 
 
 /* ================================================================ sampled simulation (sample.c)
- * Whole-GPU sampling units (every SM together: contention is global), placed systematically
- * (random start, fixed period) inside each kernel. Between units the GPU is
- * fast-forwarded functionally with its clock stopped: warps that wait for nothing advance
- * round-robin one instruction at a time, with no timing, updating L1 and L2 tags (LRU, sectors,
- * dirty bits) and DRAM open rows; warps waiting for a load stay where they are and the requests
- * in flight keep their places in the frozen memory system. At a launch's end the GPU drains (no
- * issue until every request has returned) and fast-forwards the rest. Before each unit a detailed
- * warming runs for at least max(warm_cycles, 2 x the last unit's AMAT) and until the number of
- * requests in flight has settled (two successive quarter windows within 10 %, at most 4x the
- * minimum). A unit is unit_insts warp instructions.
+ * Whole-GPU sampling units (every SM together: contention is global), stratified per kernel: the
+ * kernel's first and last unit are measured whole (census), the middle gets one unit at a random
+ * place in each of its periods. A unit starts at a fixed instruction position and spans the
+ * cycles from the issue of its first instruction to the issue of the first after it. Between
+ * units the GPU drains, then fast-forwards functionally with its clock stopped (CTAs advance in
+ * proportion to their age rank's issue share in the last unit, updating L1/L2 tags, dirty bits and
+ * DRAM open rows), then runs a detailed warming of max(warm_cycles, warm_amats x the last AMAT)
+ * cycles; whether the requests in flight had settled is checked afterwards (MSER-5), not used to
+ * place the unit. A kernel of at most 3 units is measured whole. unit_insts is the unit size.
  * count_src is a second, identical instance of the source: a counting pass over it gives every
  * kernel's instruction count, from which the units are placed. */
 typedef struct {
-    uint64_t unit_insts;  /* warp instructions per unit (0: 100 x SMs) */
-    int units;            /* units over the whole run, spread over kernels by instruction count (default 30) */
-    uint64_t warm_cycles; /* minimum detailed warming before a unit (default 2000 core cycles) */
-    uint64_t seed;        /* random start of each kernel's systematic sample */
+    uint64_t unit_insts;  /* warp instructions per unit (0: 1000 x SMs) */
+    int units;            /* sampled units over the run, spread over kernels by instruction count (default 30;
+                           * each kernel's census head and tail come on top) */
+    uint64_t warm_cycles; /* minimum detailed warming before a unit (default 3000 core cycles) */
+    double warm_amats;    /* ... and at least this many of the last unit's AMAT (default 8) */
+    uint64_t seed;        /* where the units fall in their periods */
     gpuest_progress_t *progress; /* may be NULL */
     gpuest_sim_hooks_t hooks;    /* technique hooks, as gpuest_sim_opts_t (fast-forward calls none) */
+    int cold;             /* 1: fast-forward warms nothing (no L1/L2 tags, DRAM rows or technique state):
+                           * an experiment that shows what functional warming is worth */
+    int reference;        /* 1: the gaps between units run in detail instead of fast-forward (same unit
+                           * placement and boundaries): the per-unit truth the sampled units are checked
+                           * against (tests, `gpuest sample --reference`) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
 
 typedef struct {
     int kernel;                /* launch index */
+    int census;                /* 1: the kernel's first or last unit (or all of it), measured in every run */
     uint64_t cycles;           /* core cycles of the unit */
     uint64_t warp_insts, thread_insts;
     double amat_sum, amat_n;   /* load line requests: summed latency (core cycles) and count */
@@ -377,6 +384,7 @@ typedef struct {
     uint64_t mc_cycles, mc_stalls;
     uint64_t link_flits;       /* flits over every link during the unit */
     uint64_t warm_cycles;      /* detailed warming before it */
+    uint64_t warm_insts;       /* warp instructions issued during that warming */
     int warm_steady;           /* 1: in-flight requests had settled when the unit began */
     double inflight;           /* mean requests in flight during the unit */
 } gpuest_sample_unit_t;
@@ -392,6 +400,8 @@ typedef struct {
     uint64_t ff_warp_insts;        /* instructions fast-forwarded */
     uint64_t detailed_warp_insts;  /* instructions simulated in detail (ff + detailed = counted total) */
     double wall_seconds;
+    double cpu_seconds;            /* process CPU time of the whole sampled run ... */
+    double count_seconds, ff_seconds; /* ... of which the counting pass and fast-forward (the rest: detailed) */
 } gpuest_sample_result_t;
 
 gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source_t *src,

@@ -178,6 +178,7 @@ typedef struct {
     int32_t pending_loads;   /* loads in flight */
     int32_t pending_stores;  /* stores without acknowledgement */
     sim_load_t load[SIM_LOADS_PER_WARP];
+    uint64_t issued;         /* instructions since the warp started (sample.c: per-warp rates) */
 } sim_warp_t;
 
 /* A warp waiting on an instruction or constant cache line (front.c). */

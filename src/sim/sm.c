@@ -315,6 +315,7 @@ static gpuest_err issue(sim_gpu_t *g, sim_sm_t *sm, int slot, gpuest_error_t *er
 {
     sim_warp_t *w = &sm->warps[slot];
     gpuest_inst_t *in = &w->inst;
+    w->issued++;
     g->ctr.v[SC_warp_insts]++;
     g->ctr.v[SC_thread_insts] += (uint64_t)__builtin_popcount(in->active_mask);
     if (in->kind == GPUEST_INST_COMPUTE) {

@@ -180,11 +180,14 @@ typedef struct {
     gpuest_sample_result_t raw;
     gpuest_study_ci_t ipc, amat, miss_latency, mc_stall;
     double cov;             /* coefficient of variation of per-unit CPI */
-    int units;              /* measured units */
+    int units;              /* measured units, census ones (each kernel's head and tail) included */
+    int units_sampled;      /* of which sampled (the kernels' middles) */
     int units_steady;       /* units whose warming reached steady state */
     int units_needed;       /* units for the target half-width at the confidence level */
     double confidence, target;
     double detailed_fraction; /* detailed cycles / estimated cycles of the full run */
+    int pilot_units;          /* units of the pilot stage (0: no second stage) */
+    double full_seconds_est;  /* CPU seconds a full detailed run would take, at the sampled run's detailed rate */
 } gpuest_study_sampled_t;
 
 /* Sampled simulation of workload on cfg with intervals at confidence conf; with target > 0
@@ -197,6 +200,21 @@ gpuest_err gpuest_study_sample(const gpuest_config_t *cfg, const char *workload,
 gpuest_err gpuest_study_sample_estimate(const gpuest_sample_result_t *raw, double conf, double target,
                                         gpuest_study_sampled_t *out, gpuest_error_t *err);
 void gpuest_study_sampled_free(gpuest_study_sampled_t *s);
+
+/* The method note's warming-bias check: the same sample (same unit positions) with twice the
+ * detailed warming (warm_cycles and warm_amats doubled); passed when the IPC moves by less than
+ * base's relative half-width. */
+typedef struct {
+    double ipc;        /* IPC with twice the warming */
+    double shift;      /* its relative change from base */
+    double half_width; /* base's relative IPC half-width */
+    int passed;
+    double cpu_seconds;
+} gpuest_study_bias_t;
+gpuest_err gpuest_study_sample_bias_check(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                          uint64_t seed, const gpuest_sample_opts_t *opts, double conf,
+                                          const gpuest_study_sampled_t *base, gpuest_study_bias_t *out,
+                                          gpuest_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* test_sample_sim.c: sampled simulation on a tiny workload: every instruction is executed exactly
- * once (detailed + fast-forwarded = counted), units are whole, the run is deterministic, and the
- * sampled IPC lies in a sane range of the full run's. */
+ * once (detailed + fast-forwarded = counted), units hold their instructions to within one cycle's
+ * issue, and the run is deterministic. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,8 +39,10 @@ static void conservation_and_determinism(void **state)
     assert_true(a.raw.detailed_warp_insts + a.raw.ff_warp_insts == total);
     assert_true(a.raw.ff_warp_insts > 0); /* something was skipped */
     assert_true(a.raw.num_units >= 2);
+    /* a unit runs from the cycle that issues its first instruction to the one that issues the
+     * first after it: 200 instructions give or take less than one cycle's issue (15 SMs x 2) */
     for (size_t i = 0; i < a.raw.num_units; i++)
-        assert_true(a.raw.units[i].warp_insts >= 200);
+        assert_true(a.raw.units[i].warp_insts > 200 - 30 && a.raw.units[i].warp_insts < 200 + 30);
     run("hotspot", &b);
     assert_int_equal(a.raw.num_units, b.raw.num_units);
     assert_memory_equal(a.raw.units, b.raw.units, a.raw.num_units * sizeof *a.raw.units);

@@ -108,6 +108,11 @@ static void validate_and_sample(void **state)
                      0);
     assert_non_null(strstr(out, "99.7 % intervals"));
     assert_non_null(strstr(out, "speedup"));
+    assert_int_equal(run_gpuest("sample --preset fermi --workload hotspot --scale tiny --units 6 --unit-insts 300 "
+                                "--warm 200 --bias-check",
+                                out, sizeof out),
+                     0);
+    assert_non_null(strstr(out, "warming bias check: with twice the warming"));
     assert_int_equal(run_gpuest("sample --units 1", out, sizeof out), 2);
 }
 
