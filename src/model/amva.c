@@ -69,8 +69,22 @@ static double residence(const gpuest_amva_station_t *s, double q1, double x_grou
         seen_u = u1 * ((double)groups - 1.0 / n);
     }
     double resid = seen_u * ((1.0 + s->scv) / 2.0 - 1.0); /* 0 for exponential service */
-    double r = d * (1.0 + seen_q + resid);
-    return (r > d ? r : d) + delay;
+    /* a batch spread over `fork` replicas is served in parallel: each part pays its share of the
+     * service behind the queue it finds (the asymptote X = fork / D is the bottleneck bound) */
+    double f = s->fork > 1.0 ? s->fork : 1.0, df = d / f;
+    double r = df * (1.0 + seen_q + resid);
+    return (r > df ? r : df) + delay / f;
+}
+
+/* Little's law at one replica: a customer spends its residence at one of `replicas` replicas, or,
+ * when its visit is a batch forked over f of them, at f replicas at once. */
+static double presence_div(const gpuest_amva_station_t *s)
+{
+    if (s->private_station)
+        return 1.0;
+    double reps = s->replicas > 0 ? (double)s->replicas : 1.0;
+    double f = s->fork > 1.0 ? (s->fork < reps ? s->fork : reps) : 1.0;
+    return reps / f;
 }
 
 gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
@@ -93,10 +107,8 @@ gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups,
         tol = 1e-9;
     /* Start from the population spread over the queues in proportion to their demands. */
     double q1[GPUEST_AMVA_MAX_STATIONS];
-    for (int i = 0; i < k; i++) {
-        int reps = st[i].private_station ? 1 : (st[i].replicas > 0 ? st[i].replicas : 1);
-        q1[i] = n * st[i].demand / total / (double)reps;
-    }
+    for (int i = 0; i < k; i++)
+        q1[i] = n * st[i].demand / total / presence_div(&st[i]);
     double xg = n / total;
     int it;
     for (it = 1; it <= 10000; it++) {
@@ -108,8 +120,7 @@ gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups,
         double xg_new = n / sum, change = fabs(xg_new - xg) / xg_new;
         xg = xg_new;
         for (int i = 0; i < k; i++) {
-            int reps = st[i].private_station ? 1 : (st[i].replicas > 0 ? st[i].replicas : 1);
-            double qn = xg * out->r[i] / (double)reps;
+            double qn = xg * out->r[i] / presence_div(&st[i]);
             double c = fabs(qn - q1[i]) / (qn > 1e-12 ? qn : 1e-12);
             if (c > change && qn > 1e-9 * n)
                 change = c;
