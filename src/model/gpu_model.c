@@ -16,7 +16,15 @@
  * saturation load (it is accurate only below saturation; Kiasari et al. validate it there).
  * Finite MC reply buffer: customers beyond mc.reply_queue + noc.inject_queue at INJ really wait
  * in the request path (the L2 stops accepting), so that part of INJ's residence is reported as
- * request latency. Every time is in core cycles. */
+ * request latency. Every time is in core cycles.
+ *
+ * Two forms of customer (customer_of): with a warp profile (the v2 simulator's scoreboard) the
+ * customers are the resident warps, a cycle is alpha epochs of the profile (instructions issued,
+ * then one wait for a batch of reads), the batch forks over the sub-partitions and channels
+ * (stations with fork > 1), an LD/ST station per SM carries the measured reservation blocking
+ * scaled by the model's miss latency, and the MSHRs cap the warps waiting on memory; without a
+ * profile the customers are read tokens (the pre-v2 form). docs/estimator.md, "The scoreboard
+ * model". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
