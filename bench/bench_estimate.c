@@ -101,6 +101,12 @@ int main(int argc, char **argv)
             }
         double t = cpu_now() - t0;
         gpuest_study_batch_destroy(b);
+        if (r == 0) {
+            double it = 0;
+            for (int i = 0; i < ns; i++)
+                it += eb[i].raw.outer_iterations;
+            printf("batch: mean outer iterations of the closed model %.1f a solve\n", it / ns);
+        }
         best_batch = t < best_batch ? t : best_batch;
         for (int i = 0; r == 0 && i < ns; i++) {
             gpuest_study_estimate_t e1;

@@ -628,7 +628,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         }
         st[ST_REQNET].demand = pm * d_req;
         st[ST_REPNET].demand = pm * rep_surrogate(d_rep, st, r);
-        GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
+        GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, it > 1 ? &a : NULL, &a, err));
         x = a.x;
         double scale = x * r * per_x;
         /* compressor latency hidden while the injection port is busy */
@@ -675,7 +675,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     }
     st[ST_REQNET].demand = pm * d_req;
     st[ST_REPNET].demand = pm * rep_surrogate(d_rep, st, r);
-    GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
+    GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, &a, &a, err));
     out->outer_iterations = it > 100 ? 100 : it;
     out->promoted_links = promoted[0] + promoted[1];
 

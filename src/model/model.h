@@ -231,6 +231,11 @@ typedef struct {
 /* Schweitzer-Bard approximate MVA, groups x n customers (n per group, may be fractional). */
 gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
                              gpuest_amva_result_t *out, gpuest_error_t *err);
+/* The same, iterating from the queues of `start` (a solution of a nearby network, NULL: cold);
+ * converges to the same fixed point, in fewer iterations when start is close (the closed GPU
+ * model's outer loop). */
+gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
+                                  const gpuest_amva_result_t *start, gpuest_amva_result_t *out, gpuest_error_t *err);
 /* Exact single-class MVA of k stations (queues, or delays where is_delay[i]) at population n:
  * throughput x, residence times r[k] and queue lengths q[k]. */
 gpuest_err gpuest_model_mva_exact(const double *demand, const int *is_delay, int k, int n, double *x, double *r,
