@@ -38,6 +38,8 @@ int cli_cmd_calibrate(int argc, char **argv)
             e = gpuest_fail(&err, GPUEST_EINVAL, "%s was made on %s, not %s", path, c.preset, o.cc.cfg.name);
         if (e == GPUEST_OK)
             cli_study_warn_stale(CMD, path, &c); /* the stored runs stay those of the machine they came from */
+        if (e == GPUEST_OK && !(c.warp_profile[1] > 0)) /* a file of the token model: walk the workload once */
+            e = gpuest_study_profile_calibration(&o.cc.cfg, &c, &err);
         if (e == GPUEST_OK)
             e = gpuest_study_fit_runs(&o.cc.cfg, &c, &err);
     } else {
@@ -61,6 +63,8 @@ int cli_cmd_calibrate(int argc, char **argv)
     printf("  parameters: alpha %.4f (sd %.4f), eta %.4f (sd %.4f), kappa %.4f (sd %.4f)\n", c.fit.params.alpha,
            sqrt(c.fit.covar[0][0]), c.fit.params.eta, sqrt(c.fit.covar[1][1]), c.fit.params.kappa,
            sqrt(c.fit.covar[2][2]));
+    printf("  model: %s\n", c.warp_profile[1] > 0 ? "scoreboard (warps as customers; kept: smaller leave-one-out IPC error)"
+                                                  : "token (read tokens per warp)");
     printf("  fit RMS relative error %.2f %%; leave-one-out error IPC %.2f %%, AMAT %.2f %%\n",
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc, 100 * c.cv_amat);
     printf("  written to %s\n", path);

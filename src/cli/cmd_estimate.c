@@ -118,6 +118,13 @@ int cli_cmd_estimate(int argc, char **argv)
         }
         char line[2048];
         int lineno = 0;
+        gpuest_study_batch_t *batch = NULL; /* points share the network part of the model */
+        e = gpuest_study_batch_create(&batch, &err);
+        if (e != GPUEST_OK) {
+            fclose(f);
+            cli_table_free(&t);
+            return cli_report(CMD, e, &err);
+        }
         while (fgets(line, sizeof line, f)) {
             lineno++;
             if (line[0] == '#')
@@ -129,24 +136,27 @@ int cli_cmd_estimate(int argc, char **argv)
             int r = batch_point(&o.cc.cfg, line, o.batch, lineno, &cfg);
             if (r != 0) {
                 fclose(f);
-                    cli_table_free(&t);
+                gpuest_study_batch_destroy(batch);
+                cli_table_free(&t);
                 return r;
             }
             gpuest_study_estimate_t est;
             double t0 = now_s();
             e = technique_transform(&o, &cfg, &tr, &use, &err);
             if (e == GPUEST_OK)
-                e = gpuest_study_estimate(&c, &cfg, use, o.confidence, &est, &err);
+                e = gpuest_study_estimate_in(batch, &c, &cfg, use, o.confidence, &est, &err);
             double us = (now_s() - t0) * 1e6;
             if (e != GPUEST_OK) {
                 fclose(f);
-                    cli_table_free(&t);
+                gpuest_study_batch_destroy(batch);
+                cli_table_free(&t);
                 return cli_report(CMD, e, &err);
             }
             add_row(&t, name, &est, us);
             extrap += est.extrapolated;
         }
         fclose(f);
+        gpuest_study_batch_destroy(batch);
     }
     printf("estimate of %s on %s (calibration %s; %.0f %% intervals; latencies in core cycles)\n", c.workload,
            o.cc.cfg.name, path, 100 * o.confidence);

@@ -48,8 +48,25 @@ gpuest_err gpuest_model_mva_exact(const double *demand, const int *is_delay, int
     return GPUEST_OK;
 }
 
-/* Residence time per customer cycle of station s given one class's content q1 at one replica. */
-static double residence(const gpuest_amva_station_t *s, double q1, double x_group, int groups, double n)
+/* Little's law at one replica: a customer spends its residence at one of `replicas` replicas, or,
+ * when its visit is a batch forked over f of them, at f replicas at once. */
+static double presence_div(const gpuest_amva_station_t *s)
+{
+    if (s->private_station)
+        return 1.0;
+    double reps = s->replicas > 0 ? (double)s->replicas : 1.0;
+    double f = s->fork > 1.0 ? (s->fork < reps ? s->fork : reps) : 1.0;
+    return reps / f;
+}
+
+/* Residence time per customer cycle of station s at the Schweitzer fixed point for one group's
+ * throughput xg. An arriving customer sees seen_q = c q1, q1 = xg R / pd (one class's content of
+ * one replica, Little's law; pd = presence_div), c = (n - 1)/n at a private station and G - 1/n at
+ * a shared one, and the residence is R = df (1 + seen_q + resid) + delay / f (df = the queue part
+ * of the demand over the fork, delay = Seidmann's delay part), so R solves a linear equation:
+ * R = (df (1 + resid) + delay / f) / (1 - df c xg / pd), or infinity past the station's bound.
+ * A residence below df (a negative residual correction) is clamped to df. */
+static double residence_at(const gpuest_amva_station_t *s, double xg, int groups, double n)
 {
     if (s->kind == GPUEST_ST_DELAY)
         return s->demand;
@@ -59,22 +76,35 @@ static double residence(const gpuest_amva_station_t *s, double q1, double x_grou
         d /= (double)s->servers;
     }
     int reps = s->replicas > 0 ? s->replicas : 1;
-    double seen_q, seen_u;
+    double c, seen_u;
     if (s->private_station) {
-        seen_q = q1 * (n - 1.0) / n;
-        seen_u = x_group * d * (n - 1.0) / n;
+        c = (n - 1.0) / n;
+        seen_u = xg * d * c;
     } else {
-        double u1 = x_group * d / (double)reps; /* one class's utilisation of one replica */
-        seen_q = q1 * ((double)groups - 1.0 / n);
-        seen_u = u1 * ((double)groups - 1.0 / n);
+        c = (double)groups - 1.0 / n;
+        seen_u = xg * d / (double)reps * c;
     }
     double resid = seen_u * ((1.0 + s->scv) / 2.0 - 1.0); /* 0 for exponential service */
-    double r = d * (1.0 + seen_q + resid);
-    return (r > d ? r : d) + delay;
+    /* a batch spread over `fork` replicas is served in parallel: each part pays its share of the
+     * service behind the queue it finds (the asymptote X = fork / D is the bottleneck bound) */
+    double f = s->fork > 1.0 ? s->fork : 1.0, df = d / f, pd = presence_div(s);
+    double den = 1.0 - df * c * xg / pd;
+    if (!(den > 0.0))
+        return INFINITY;
+    double r = (df * (1.0 + resid) + delay / f) / den;
+    if (r - delay / f < df) /* 1 + seen_q + resid < 1: clamped, seen_q then from this residence */
+        r = df + delay / f;
+    return r;
 }
 
 gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
                              gpuest_amva_result_t *out, gpuest_error_t *err)
+{
+    return gpuest_model_amva_from(st, k, groups, n, tol, NULL, out, err);
+}
+
+gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
+                                  const gpuest_amva_result_t *start, gpuest_amva_result_t *out, gpuest_error_t *err)
 {
     if (k <= 0 || k > GPUEST_AMVA_MAX_STATIONS || groups < 1 || !(n > 0.0))
         return gpuest_fail(err, GPUEST_EINVAL, "AMVA: %d stations, %d groups, population %g per group: expected "
@@ -91,33 +121,39 @@ gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups,
         return gpuest_fail(err, GPUEST_EINVAL, "AMVA: every demand is zero");
     if (tol <= 0.0)
         tol = 1e-9;
-    /* Start from the population spread over the queues in proportion to their demands. */
-    double q1[GPUEST_AMVA_MAX_STATIONS];
-    for (int i = 0; i < k; i++) {
-        int reps = st[i].private_station ? 1 : (st[i].replicas > 0 ? st[i].replicas : 1);
-        q1[i] = n * st[i].demand / total / (double)reps;
-    }
-    double xg = n / total;
+    /* The Schweitzer fixed point in one unknown: every residence follows from the group's
+     * throughput xg (residence_at), and xg = n / sum R(xg); sum R is increasing in xg, so
+     * g(xg) = xg sum R(xg) - n has one root, found by bisection between 0 and the first bound
+     * (n / the residences with nobody seen; past a queue's bound R is infinite). The
+     * same fixed point the classic substitution iteration reaches, without its slow convergence
+     * near saturation. `start` is not needed (kept for callers that have one). */
+    (void)start;
+    double s0 = 0.0; /* residences with nobody seen: sum R(xg) >= s0, so the root is below n / s0 */
+    for (int i = 0; i < k; i++)
+        s0 += residence_at(&st[i], 0.0, groups, n);
+    double lo = 0.0, hi = n / s0;
     int it;
-    for (it = 1; it <= 10000; it++) {
-        double sum = 0.0;
-        for (int i = 0; i < k; i++) {
-            out->r[i] = residence(&st[i], q1[i], xg, groups, n);
-            sum += out->r[i];
-        }
-        double xg_new = n / sum, change = fabs(xg_new - xg) / xg_new;
-        xg = xg_new;
-        for (int i = 0; i < k; i++) {
-            int reps = st[i].private_station ? 1 : (st[i].replicas > 0 ? st[i].replicas : 1);
-            double qn = xg * out->r[i] / (double)reps;
-            double c = fabs(qn - q1[i]) / (qn > 1e-12 ? qn : 1e-12);
-            if (c > change && qn > 1e-9 * n)
-                change = c;
-            q1[i] = qn;
-        }
-        if (change < tol)
+    for (it = 1; it <= 200; it++) {
+        double mid = 0.5 * (lo + hi), sum = 0.0;
+        for (int i = 0; i < k && isfinite(sum); i++)
+            sum += residence_at(&st[i], mid, groups, n);
+        if (isfinite(sum) && mid * sum < n)
+            lo = mid;
+        else
+            hi = mid;
+        if (hi - lo <= 1e-15 * hi || hi - lo <= tol * 1e-6 * hi)
             break;
     }
+    double xg = lo, q1[GPUEST_AMVA_MAX_STATIONS], sum = 0.0;
+    for (int i = 0; i < k; i++) {
+        out->r[i] = residence_at(&st[i], xg, groups, n);
+        sum += out->r[i];
+    }
+    if (!(sum > 0) || !isfinite(sum))
+        return gpuest_fail(err, GPUEST_ERANGE, "AMVA: no finite solution");
+    xg = n / sum; /* consistent with the residences (equal to lo within the bracket) */
+    for (int i = 0; i < k; i++)
+        q1[i] = xg * out->r[i] / presence_div(&st[i]);
     out->iterations = it;
     out->x_group = xg;
     out->x = xg * (double)groups;
@@ -129,7 +165,5 @@ gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups,
                            ? 0.0
                            : (st[i].private_station ? xg * d : out->x * d / (double)reps);
     }
-    if (it > 10000)
-        return gpuest_fail(err, GPUEST_ERANGE, "AMVA did not converge in 10000 iterations");
     return GPUEST_OK;
 }

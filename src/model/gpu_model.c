@@ -16,7 +16,15 @@
  * saturation load (it is accurate only below saturation; Kiasari et al. validate it there).
  * Finite MC reply buffer: customers beyond mc.reply_queue + noc.inject_queue at INJ really wait
  * in the request path (the L2 stops accepting), so that part of INJ's residence is reported as
- * request latency. Every time is in core cycles. */
+ * request latency. Every time is in core cycles.
+ *
+ * Two forms of customer (customer_of): with a warp profile (the v2 simulator's scoreboard) the
+ * customers are the resident warps, a cycle is alpha epochs of the profile (instructions issued,
+ * then one wait for a batch of reads), the batch forks over the sub-partitions and channels
+ * (stations with fork > 1), an LD/ST station per SM carries the measured reservation blocking
+ * scaled by the model's miss latency, and the MSHRs cap the warps waiting on memory; without a
+ * profile the customers are read tokens (the pre-v2 form). docs/estimator.md, "The scoreboard
+ * model". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +32,19 @@
 #include "model/model.h"
 
 #define LINE_BYTES 128 /* ARCHITECTURE.md: 128-byte lines, the DRAM access unit */
+/* Points of the tabulated surrogate curve (noc_delays): the open model's delays grow smoothly and
+ * convexly up to 0.7 of its saturation load, where linear interpolation between 16 points is
+ * within a fraction of a per cent of the model (checked in tests/model/test_gpu_model.c). */
+#define SURR_POINTS 16
+#define SURR_CAP 0.7
+/* Fixed-point iterations of the open model when probing for saturation: an evaluation still
+ * unconverged after this many is taken as saturated (the full model allows 200, which only the
+ * last few per cent below saturation need; the closed model never uses the open one there). */
+#define SAT_PROBE_ITER 60
 
 enum {
     ST_ISS, ST_HIT, ST_SMINJ, ST_REQNET, ST_L2, ST_ROP, ST_BANKS, ST_BUS, ST_DRAMLAT, ST_COMP, ST_INJ, ST_REPNET,
-    ST_SMEJ, ST_DECOMP, ST_HOT0, ST_HOT1, ST_COUNT
+    ST_SMEJ, ST_DECOMP, ST_HOT0, ST_HOT1, ST_LDST, ST_COUNT
 };
 
 const char *const gpuest_gpu_param_names[GPUEST_GPU_PARAMS] = {"alpha", "eta", "kappa"};
@@ -91,9 +108,18 @@ struct gpuest_gpu_model_s {
     double noc_write_fraction;
     double sat_scale, sat_kappa; /* cached saturation scale for one kappa */
     double hot_load[2];          /* flits per cycle on the two hottest links at scale 1 */
-    gpuest_model_result_t cache; /* last open-model evaluation (cache_scale, cache_kappa) */
-    int cache_valid;
-    double cache_scale, cache_kappa;
+    /* the open model's request and reply delays (interconnect cycles) tabulated over scales
+     * 0 .. 0.7 x sat_scale for kappa table_kappa (see noc_delays) */
+    double table_req[SURR_POINTS], table_rep[SURR_POINTS];
+    double table_kappa;
+    /* the previous kappa's saturation scale, hot-link capacity and curve, kept for a swap: an
+     * estimate's interval alternates between the fitted kappa and kappa + h */
+    struct {
+        double kappa, sat_scale, hot_capacity;
+        double req[SURR_POINTS], rep[SURR_POINTS];
+    } alt;
+    double link_sum;             /* summed load of the links that carry traffic, and their count */
+    int link_used;
     double hot_capacity;         /* utilisation of the hottest link when the open model saturates: its
                                     usable share after head-of-line and allocation losses */
 };
@@ -123,6 +149,25 @@ gpuest_err gpuest_gpu_model_create(const gpuest_config_t *cfg, gpuest_gpu_model_
     m->noc_rep_flits = -1;
     *out = m;
     return GPUEST_OK;
+}
+
+int gpuest_gpu_model_retarget(gpuest_gpu_model_t *m, const gpuest_config_t *cfg)
+{
+    /* the open NoC model reads the core, MC and network sections and the line size */
+    if (memcmp(&m->cfg.core, &cfg->core, sizeof cfg->core) != 0 || memcmp(&m->cfg.mc, &cfg->mc, sizeof cfg->mc) != 0 ||
+        memcmp(&m->cfg.noc, &cfg->noc, sizeof cfg->noc) != 0 || m->cfg.l2.line_bytes != cfg->l2.line_bytes ||
+        cfg->l2.clock_mhz <= 0 || cfg->dram.clock_mhz <= 0)
+        return 0;
+    gpuest_config_t net = m->net_cfg;
+    m->cfg = *cfg;
+    net.l1 = cfg->l1;
+    net.l2 = cfg->l2;
+    net.dram = cfg->dram;
+    net.technique = cfg->technique;
+    m->net_cfg = net;
+    m->l2c = cfg->core.clock_mhz / cfg->l2.clock_mhz;
+    m->dramc = cfg->core.clock_mhz / cfg->dram.clock_mhz;
+    return 1;
 }
 
 void gpuest_gpu_model_destroy(gpuest_gpu_model_t *m)
@@ -174,20 +219,34 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
         return rc;
     m->noc_rep_flits = rep_flits;
     m->noc_write_fraction = wf;
-    m->cache_valid = 0;
     m->sat_kappa = -1.0;
+    m->table_kappa = -1.0;
+    m->alt.kappa = -1.0;
     find_hot_links(m);
+    m->link_sum = 0.0;
+    m->link_used = 0;
+    int routers = gpuest_model_noc_num_routers(m->noc), ports = gpuest_model_noc_num_ports(m->noc);
+    for (int rt = 0; rt < routers; rt++)
+        for (int pt = 0; pt < ports; pt++) {
+            double l = gpuest_model_noc_port_load(m->noc, rt, pt, -1);
+            if (l > 0.0) {
+                m->link_sum += l;
+                m->link_used++;
+            }
+        }
     return GPUEST_OK;
 }
 
 /* Saturation scale of the open model: bisection between 0 and the scale at which the hottest
- * link carries one flit per cycle (saturated whatever the waits). 24 halvings (6e-8): the result
- * is a step function of kappa at that resolution, far below the fit's finite-difference steps, so
- * the closed model stays smooth in its parameters. */
+ * link carries one flit per cycle (saturated whatever the waits). 16 halvings (1.5e-5): the result
+ * is a step function of kappa at that resolution, far below the fit's 1 % finite-difference steps,
+ * so the closed model stays smooth in its parameters. */
 static int stable_at(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, double scale)
 {
+    gpuest_model_params_t probe = *pp;
+    probe.max_iter = SAT_PROBE_ITER;
     gpuest_model_result_t r;
-    return gpuest_model_noc_eval(m->noc, scale, pp, &r, NULL) == GPUEST_OK && !r.saturated;
+    return gpuest_model_noc_eval(m->noc, scale, &probe, &r, NULL) == GPUEST_OK && !r.saturated;
 }
 
 static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
@@ -195,12 +254,12 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
     if (!(m->hot_load[0] > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
     double lo = 0.0, hi = 1.0 / m->hot_load[0];
-    int halvings = 24;
+    int halvings = 16;
     /* a nearby kappa was solved before (fit, interval derivatives): bracket +-10 % around it */
     if (m->sat_scale > 0 && stable_at(m, pp, 0.9 * m->sat_scale) && !stable_at(m, pp, 1.1 * m->sat_scale)) {
         lo = 0.9 * m->sat_scale;
         hi = 1.1 * m->sat_scale;
-        halvings = 12; /* 5e-5 relative: far below the 1 % parameter steps of the derivatives */
+        halvings = 10; /* 2e-4 relative: far below the 1 % parameter steps of the derivatives */
     } else if (stable_at(m, pp, hi)) {
         lo = hi, hi *= 4.0; /* wider ports (crossbar) can carry more than one flit per cycle */
     }
@@ -220,54 +279,97 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
     return GPUEST_OK;
 }
 
-/* Surrogate delays (core cycles) of the request and reply networks at `scale`, excluding the NI
- * source queues and the MC reply queue, which are explicit stations. */
+/* The surrogate curve: the open model's mean request and reply delays (zero-load pipeline + hop
+ * waits, interconnect cycles; the NI source queues and the MC reply queue are explicit stations)
+ * at SURR_POINTS scales evenly spread over 0 .. SURR_CAP x the saturation scale, for one kappa.
+ * Built once per (machine, kappa): the outer loop of the closed model then interpolates instead of
+ * evaluating the open model at every iteration (the estimate's main cost before). */
+static gpuest_err build_table(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
+{
+    for (int j = 0; j < SURR_POINTS; j++) {
+        double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
+        gpuest_model_result_t r;
+        gpuest_err rc = gpuest_model_noc_eval(m->noc, sc, pp, &r, err);
+        if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
+            return rc;
+        double wr = 0.0, ww = 0.0, rr = 0.0, rw = 0.0;
+        for (int c = 0; c < r.num_classes; c++) {
+            double d = r.cls[c].zero_load + r.cls[c].hop_wait;
+            if (c == 0 || c == 2) {
+                wr += r.cls[c].packets * d;
+                ww += r.cls[c].packets;
+            } else {
+                rr += r.cls[c].packets * d;
+                rw += r.cls[c].packets;
+            }
+        }
+        if (j == 0) { /* at scale 0 no packet flows: weight the classes by their rates at scale 1 */
+            gpuest_model_result_t one;
+            gpuest_model_noc_eval(m->noc, 1e-9, pp, &one, NULL);
+            wr = ww = rr = rw = 0.0;
+            for (int c = 0; c < one.num_classes; c++) {
+                double d = one.cls[c].zero_load, pk = one.cls[c].packets;
+                if (c == 0 || c == 2) {
+                    wr += pk * d;
+                    ww += pk;
+                } else {
+                    rr += pk * d;
+                    rw += pk;
+                }
+            }
+        }
+        m->table_req[j] = ww > 0 ? wr / ww : 0.0;
+        m->table_rep[j] = rw > 0 ? rr / rw : 0.0;
+    }
+    return GPUEST_OK;
+}
+
+/* Surrogate delays (core cycles) of the request and reply networks at `scale` (capped at SURR_CAP
+ * of the open model's saturation), by linear interpolation on the surrogate curve. */
 static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, double *d_req, double *d_rep,
                              double *link_mean, gpuest_error_t *err)
 {
     gpuest_model_params_t pp;
     gpuest_model_params_default(&pp);
     pp.kappa *= kappa;
-    if (m->sat_kappa != kappa) {
-        GPUEST_TRY(saturation_scale(m, &pp, err));
-        m->sat_kappa = kappa;
-    }
-    double s = scale < 0.7 * m->sat_scale ? scale : 0.7 * m->sat_scale;
-    /* the last evaluation is kept: past the cap every outer iteration asks for the same one */
-    if (!(m->cache_valid && m->cache_scale == s && m->cache_kappa == kappa)) {
-        gpuest_err rc = gpuest_model_noc_eval(m->noc, s, &pp, &m->cache, err);
-        if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
-            return rc;
-        m->cache_valid = 1;
-        m->cache_scale = s;
-        m->cache_kappa = kappa;
-    }
-    const gpuest_model_result_t r = m->cache;
-    double wr = 0.0, ww = 0.0, rr = 0.0, rw = 0.0;
-    for (int c = 0; c < r.num_classes; c++) {
-        double d = r.cls[c].zero_load + r.cls[c].hop_wait;
-        if (c == 0 || c == 2) {
-            wr += r.cls[c].packets * d;
-            ww += r.cls[c].packets;
+    if (m->sat_kappa != kappa || m->table_kappa != kappa) {
+        if (m->alt.kappa == kappa && m->sat_kappa == m->table_kappa) { /* swap with the kept one */
+            double ks = m->sat_kappa, ss = m->sat_scale, hc = m->hot_capacity, rq[SURR_POINTS], rp[SURR_POINTS];
+            memcpy(rq, m->table_req, sizeof rq);
+            memcpy(rp, m->table_rep, sizeof rp);
+            m->sat_scale = m->alt.sat_scale;
+            m->hot_capacity = m->alt.hot_capacity;
+            memcpy(m->table_req, m->alt.req, sizeof rq);
+            memcpy(m->table_rep, m->alt.rep, sizeof rp);
+            m->alt.kappa = ks;
+            m->alt.sat_scale = ss;
+            m->alt.hot_capacity = hc;
+            memcpy(m->alt.req, rq, sizeof rq);
+            memcpy(m->alt.rep, rp, sizeof rp);
         } else {
-            rr += r.cls[c].packets * d;
-            rw += r.cls[c].packets;
-        }
-    }
-    *d_req = (ww > 0 ? wr / ww : 0.0) * m->icnt;
-    *d_rep = (rw > 0 ? rr / rw : 0.0) * m->icnt;
-    /* mean load over links that carry traffic, at the real (uncapped) scale */
-    int routers = gpuest_model_noc_num_routers(m->noc), ports = gpuest_model_noc_num_ports(m->noc), used = 0;
-    double sum = 0.0;
-    for (int rt = 0; rt < routers; rt++)
-        for (int p = 0; p < ports; p++) {
-            double l = gpuest_model_noc_port_load(m->noc, rt, p, -1);
-            if (l > 0.0) {
-                sum += l;
-                used++;
+            if (m->sat_kappa == m->table_kappa && m->sat_kappa > 0) { /* keep the current one */
+                m->alt.kappa = m->sat_kappa;
+                m->alt.sat_scale = m->sat_scale;
+                m->alt.hot_capacity = m->hot_capacity;
+                memcpy(m->alt.req, m->table_req, sizeof m->alt.req);
+                memcpy(m->alt.rep, m->table_rep, sizeof m->alt.rep);
             }
+            m->sat_kappa = m->table_kappa = -1.0;
+            GPUEST_TRY(saturation_scale(m, &pp, err));
+            GPUEST_TRY(build_table(m, &pp, err));
         }
-    *link_mean = used ? sum / used * scale : 0.0;
+        m->sat_kappa = m->table_kappa = kappa;
+    }
+    double cap = SURR_CAP * m->sat_scale;
+    double u = scale < cap ? scale / cap * (SURR_POINTS - 1) : (double)(SURR_POINTS - 1);
+    int j = (int)u;
+    if (j > SURR_POINTS - 2)
+        j = SURR_POINTS - 2;
+    double f = u - j;
+    *d_req = (m->table_req[j] + f * (m->table_req[j + 1] - m->table_req[j])) * m->icnt;
+    *d_rep = (m->table_rep[j] + f * (m->table_rep[j + 1] - m->table_rep[j])) * m->icnt;
+    /* mean load over links that carry traffic, at the real (uncapped) scale */
+    *link_mean = m->link_used ? m->link_sum / m->link_used * scale : 0.0;
     return GPUEST_OK;
 }
 
@@ -328,15 +430,96 @@ static double stall_ratio(double mean, double b, double k)
 }
 
 /* The reply network's surrogate delay without the hot links' own service (they are explicit). */
-static double rep_surrogate(double d_rep, const gpuest_amva_station_t *st)
+static double rep_surrogate(double d_rep, const gpuest_amva_station_t *st, double reads)
 {
-    double d = d_rep - st[ST_HOT0].demand - st[ST_HOT1].demand;
+    double d = d_rep - (st[ST_HOT0].demand + st[ST_HOT1].demand) / reads;
     return d > 0 ? d : 0.0;
 }
 
 /* Background (write) utilisation inflates a station's demand for the closed class: the mixed-
  * network rule D / (1 - U_open) (Lazowska et al. 1984, ch. 7). */
 static double inflate(double d, double u_open) { return d / (1.0 - (u_open < 0.95 ? u_open : 0.95)); }
+
+/* The customer of the closed network and what one of its cycles carries (docs/estimator.md). */
+typedef struct {
+    double n;    /* customers per SM */
+    double insts; /* warp instructions issued per customer cycle */
+    double reads; /* read requests sent to the MCs per customer cycle */
+    double pm;    /* probability that a cycle waits on the memory system (at least one L1 miss) */
+    double rm;    /* reads per memory wait: reads / pm (>= 1), the batch the warp waits for */
+    double dep;   /* own-warp waits on compute results per cycle (delay) */
+    double hit;   /* exposed L1-hit latency per cycle (delay) */
+} customer_t;
+
+/* Scoreboard model (v2 simulator; the workload has a warp profile): the customers are the resident
+ * warps; a cycle is alpha epochs of the profile (alpha = 1: the loads of one epoch return together,
+ * as the walk assumes; > 1: a warp also overlaps the next epoch's loads). Its reads follow from the
+ * measured instructions per read. It waits on memory unless all its line requests hit the L1
+ * (h1^lines, independent hits), and then for its whole batch; an all-hit epoch costs the L1 hit
+ * latency; the closed network hides both behind the other warps' issue, so no latency-tolerance
+ * term is needed. Token model (no profile, pre-v2): customers are alpha x warps read tokens, one
+ * read each, the exposed hit latency by LATTE-CC eq. 2 and 4. */
+static void customer_of(const gpuest_config_t *c, const gpuest_model_workload_t *w, const gpuest_gpu_params_t *p,
+                        double ipr, double wpr, customer_t *k)
+{
+    if (w->insts_per_epoch > 0 && w->resident_warps > 0) {
+        k->n = w->resident_warps;
+        k->insts = p->alpha * w->insts_per_epoch;
+        k->reads = k->insts / ipr;
+        double q = p->alpha * w->lines_per_epoch, h1 = clamp01(w->l1_hit_rate);
+        double pm = q > 0 ? 1.0 - pow(h1, q) : 0.0, cap = k->reads < 1.0 ? k->reads : 1.0;
+        pm = pm > cap ? cap : pm; /* at least one read per memory wait */
+        k->pm = pm > 1e-9 ? pm : 1e-9;
+        k->rm = k->reads / k->pm > 1.0 ? k->reads / k->pm : 1.0;
+        k->dep = p->alpha * w->dep_per_epoch;
+        k->hit = (1.0 - k->pm) * c->l1.hit_latency;
+        return;
+    }
+    double lt = w->avail_warps * w->cycles_per_schedule; /* latency tolerance, LATTE-CC eq. 4 */
+    double exposed_hit = c->l1.hit_latency - lt > 0 ? c->l1.hit_latency - lt : 0.0;
+    k->n = c->l1.mshrs > 0 && p->alpha * c->core.warps_per_sm > c->l1.mshrs ? c->l1.mshrs
+                                                                              : p->alpha * c->core.warps_per_sm;
+    k->insts = ipr;
+    k->reads = 1.0;
+    k->pm = 1.0;
+    k->rm = 1.0;
+    k->dep = 0.0;
+    k->hit = w->hits_per_request * (1 + wpr) * exposed_hit;
+}
+
+/* Mean time of one request of a batch at a station (per memory wait): the batch's residence less
+ * the part of its own service that a request does not wait for. A batch of b requests served one
+ * after another at one server finishes after b services, its mean request after (b + 1) / 2. */
+static double per_request(const gpuest_amva_station_t *s, double r, const customer_t *k)
+{
+    double t = r;
+    if (s->kind == GPUEST_ST_QUEUE) {
+        double f = s->fork > 1.0 ? s->fork : 1.0, b = k->rm / f;
+        if (b > 1.0)
+            t -= s->demand / f * (b - 1.0) / (2.0 * b);
+    }
+    return t / k->pm;
+}
+
+/* A read's miss latency (request + memory + reply) at the current solution. */
+static double miss_of(const gpuest_amva_station_t *st, const gpuest_amva_result_t *a, const customer_t *k)
+{
+    double sum = 0.0;
+    for (int i = ST_SMINJ; i <= ST_HOT1; i++)
+        sum += per_request(&st[i], a->r[i], k);
+    return sum;
+}
+
+/* LD/ST occupancy per read: one cycle per line request it handles (loads and stores), plus the
+ * cycles it is blocked by reservation failures, measured at miss latency block_miss_latency and
+ * scaled to the model's miss latency (a reserved way or MSHR stays taken for one miss). */
+static double ldst_demand(const gpuest_model_workload_t *w, double lines_per_read, double wpr, double miss)
+{
+    double blk = w->ldst_block_per_read;
+    if (blk > 0 && w->block_miss_latency > 0)
+        blk *= miss / w->block_miss_latency;
+    return lines_per_read + wpr + blk;
+}
 
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
@@ -353,16 +536,14 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     int P = M * (c->mc.sub_partitions > 1 ? c->mc.sub_partitions : 1); /* memory sub-partitions */
     double wf = w->write_fraction < 0 ? 0 : (w->write_fraction > 0.95 ? 0.95 : w->write_fraction);
     double h2 = clamp01(w->l2_hit_rate);
-    /* Customers are read tokens (a warp waits for its loads, not for its stores); writes are an
-     * open background class riding at wpr writes per read. */
+    /* Reads are what a warp waits for (not its stores); writes are an open background class riding
+     * at wpr writes per read. */
     double wpr = wf / (1 - wf);
     double rep_mean = gpuest_model_reply_flits(t, m->rep_flits), rep_m2 = reply_flits_m2(t, m->rep_flits);
     GPUEST_TRY(ensure_noc(m, (int)lround(rep_mean), wf, err));
     double width = c->noc.topology == GPUEST_TOPO_CROSSBAR && c->noc.xbar_port_flits > 1 ? c->noc.xbar_port_flits : 1;
     double tf = m->icnt / width; /* core cycles per flit at a port */
     double rep_scv = rep_m2 / (rep_mean * rep_mean) - 1.0;
-    double lt = w->avail_warps * w->cycles_per_schedule; /* latency tolerance, LATTE-CC eq. 4 */
-    double exposed_hit = c->l1.hit_latency - lt > 0 ? c->l1.hit_latency - lt : 0.0;
     double bank_s, bank_scv;
     bank_service(c, clamp01(w->row_hit_rate), &bank_s, &bank_scv);
     double burst = line_bus_cycles(c);
@@ -370,41 +551,52 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * -dram_latency); the command timing (tRCD, tCL, burst) comes on top, as in the simulator */
     double dram_fixed = c->dram.latency > 0 ? c->dram.latency : 0.0;
     double dram_per_read = w->dram_per_request * (1 + wpr); /* write-backs ride on the reads */
+    double ipr = w->insts_per_request * (1 + wpr);          /* warp instructions per read */
+    customer_t k;
+    customer_of(c, w, p, ipr, wpr, &k);
+    double r = k.reads, rm = k.rm, pm = k.pm;
+    /* a batch of rm reads spreads over the shared stations' replicas and is served in parallel */
+    double fork_p = rm < P ? rm : P, fork_m = rm < M ? rm : M;
 
-    /* read demands and write (background) demands per write, per station */
+    /* per-read demands of the queues (dr; dw: per write, the background class), per station */
     double dr[ST_COUNT] = {0}, dw[ST_COUNT] = {0};
     gpuest_amva_station_t st[ST_COUNT];
     memset(st, 0, sizeof st);
     for (int i = 0; i < ST_COUNT; i++)
-        st[i] = (gpuest_amva_station_t){GPUEST_ST_DELAY, 0.0, 1, 0, 1, 1.0};
+        st[i] = (gpuest_amva_station_t){GPUEST_ST_DELAY, 0.0, 1, 0, 1, 1.0, 1.0};
     int iw = c->core.schedulers_per_sm > 0 ? c->core.schedulers_per_sm : 1;
-    double ipr = w->insts_per_request * (1 + wpr); /* warp instructions per read */
-    st[ST_ISS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 1.0};
-    dr[ST_ISS] = ipr / (p->eta * iw);
-    st[ST_HIT].demand = w->hits_per_request * (1 + wpr) * exposed_hit;
-    st[ST_SMINJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 0.0};
+    st[ST_ISS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 1.0, 1.0};
+    st[ST_HIT].demand = k.hit + k.dep; /* own-warp delays: all-hit epochs and compute dependences */
+    dr[ST_ISS] = k.insts / (p->eta * iw) / r;
+    st[ST_SMINJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 0.0, 1.0};
     dr[ST_SMINJ] = m->req_flits * tf;
     dw[ST_SMINJ] = m->rep_flits * tf; /* a write carries its data */
-    st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, 0.0}; /* one L2 bank per sub-partition */
+    st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, 0.0, fork_p}; /* one L2 bank per sub-partition */
     dr[ST_L2] = dw[ST_L2] = m->l2c;
-    st[ST_ROP].demand = c->l2.hit_latency;
-    st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv};
+    st[ST_ROP].demand = pm * c->l2.hit_latency;
+    st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv,
+                                           fork_m};
     dr[ST_BANKS] = dram_per_read * bank_s * m->dramc;
-    st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0};
+    st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0, fork_m};
     dr[ST_BUS] = dram_per_read * burst * m->dramc;
-    st[ST_DRAMLAT].demand = (1 - h2) * (dram_fixed + c->dram.tCL * m->dramc);
-    st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv}; /* one port per sub-partition */
+    /* the batch waits for DRAM when any of its reads misses the L2 */
+    st[ST_DRAMLAT].demand = pm * (1 - pow(h2, rm)) * (dram_fixed + c->dram.tCL * m->dramc);
+    st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv, fork_p}; /* one port per sub-partition */
     dr[ST_INJ] = rep_mean * tf;
     dw[ST_INJ] = 1.0 * tf; /* write acknowledgement */
-    st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv};
+    st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv, 1.0};
     dr[ST_SMEJ] = rep_mean * tf;
     dw[ST_SMEJ] = 1.0 * tf;
-    st[ST_DECOMP].demand = t ? t->decompress_latency : 0.0;
+    st[ST_DECOMP].demand = t ? pm * t->decompress_latency : 0.0;
+    /* the LD/ST unit is modelled with the scoreboard (its blocking is a v2 measurement) */
+    int ldst = w->insts_per_epoch > 0 && w->resident_warps > 0;
+    double lines_per_read = ldst ? w->lines_per_epoch / (w->insts_per_epoch / ipr) : 0.0;
+    double miss_now = w->block_miss_latency;
+    if (ldst)
+        st[ST_LDST] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, r * ldst_demand(w, lines_per_read, wpr, miss_now), S, 1,
+                                              1, 1.0, 1.0};
 
-    double n = c->l1.mshrs > 0 && p->alpha * c->core.warps_per_sm > c->l1.mshrs ? c->l1.mshrs
-                                                                                 : p->alpha * c->core.warps_per_sm;
-    if (n < 1e-3)
-        n = 1e-3;
+    double n = k.n > 1e-3 ? k.n : 1e-3;
     out->tokens_per_sm = n;
     /* open-model scale (request flits per SM per interconnect cycle) per read per core cycle */
     double per_x = m->icnt * m->req_flits / S * (1 + wpr);
@@ -414,36 +606,33 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     for (int h = 0; h < 2; h++) {
         promoted[h] = m->hot_load[h] > 0;
         st[ST_HOT0 + h] = (gpuest_amva_station_t){promoted[h] ? GPUEST_ST_QUEUE : GPUEST_ST_DELAY,
-                                                  m->hot_load[h] * per_x / m->hot_capacity, 1, 0, 1, 0.5};
+                                                  r * m->hot_load[h] * per_x / m->hot_capacity, 1, 0, 1, 0.5, 1.0};
     }
     gpuest_amva_result_t a;
     double omega = 0.5, x_prev = 0.0, last_sign = 0.0, x = 0.0;
+    /* the scoreboard's two feedbacks (LD/ST blocking, MSHR cap) are damped on their own: they
+     * oppose each other (longer latency: more blocking, fewer warps), halved at every iteration past
+     * the first 20 so that the fixed point is reached even where they would cycle */
+    double omega_sb = 1.0;
     int flips = 0, it;
-    for (it = 1; it <= 60; it++) {
-        /* background utilisation of one replica at the current read throughput x */
+    for (it = 1; it <= 100; it++) {
+        if (it > 20)
+            omega_sb *= 0.8;
+        /* background utilisation of one replica at the current read throughput x r */
         for (int i = 0; i < ST_COUNT; i++) {
-            if (st[i].kind == GPUEST_ST_DELAY || (i >= ST_HOT0 && !promoted[i - ST_HOT0]))
-                continue;
-            if (i >= ST_HOT0)
-                continue; /* hot-link demands already include the writes' flits */
+            if (st[i].kind == GPUEST_ST_DELAY || i >= ST_HOT0)
+                continue; /* hot-link demands already include the writes' flits; LD/ST: below */
             int reps = st[i].private_station ? S : st[i].replicas;
-            double uw = x * wpr * dw[i] / reps;
-            st[i].demand = inflate(dr[i], uw);
+            double uw = x * r * wpr * dw[i] / reps;
+            st[i].demand = inflate(r * dr[i], uw);
         }
-        st[ST_REQNET].demand = d_req;
-        st[ST_REPNET].demand = rep_surrogate(d_rep, st);
-        GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
+        st[ST_REQNET].demand = pm * d_req;
+        st[ST_REPNET].demand = pm * rep_surrogate(d_rep, st, r);
+        GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, it > 1 ? &a : NULL, &a, err));
         x = a.x;
-        double scale = x * per_x;
+        double scale = x * r * per_x;
         /* compressor latency hidden while the injection port is busy */
-        st[ST_COMP].demand = t ? t->compress_latency * m->l2c * (1 - clamp01(a.util[ST_INJ])) : 0.0;
-        /* the two hottest links are explicit FCFS stations whose usable capacity is their
-         * utilisation at the open model's saturation (head-of-line and allocation losses) */
-        for (int h = 0; h < 2; h++) {
-            promoted[h] = m->hot_load[h] > 0;
-            st[ST_HOT0 + h] = (gpuest_amva_station_t){promoted[h] ? GPUEST_ST_QUEUE : GPUEST_ST_DELAY,
-                                                      m->hot_load[h] * per_x / m->hot_capacity, 1, 0, 1, 0.5};
-        }
+        st[ST_COMP].demand = t ? pm * t->compress_latency * m->l2c * (1 - clamp01(a.util[ST_INJ])) : 0.0;
         double nr, np, lm;
         GPUEST_TRY(noc_delays(m, scale, p->kappa, &nr, &np, &lm, err));
         if (scale >= 0.7 * m->sat_scale)
@@ -461,44 +650,71 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         d_rep += omega * (np - d_rep);
         double xchange = x_prev > 0 ? fabs(x - x_prev) / x : 1.0;
         x_prev = x;
+        if (ldst) { /* the LD/ST blocking follows the miss latency (damped like the surrogates) */
+            double mn = miss_of(st, &a, &k);
+            dchange += fabs(mn - miss_now) / (miss_now + 1e-9);
+            miss_now += 0.5 * omega_sb * (mn - miss_now);
+            st[ST_LDST].demand = r * ldst_demand(w, lines_per_read, wpr, miss_now);
+            /* MSHR cap: the warps waiting on memory hold rm reads each, at most mshrs per SM, so the
+             * population is cut to the warps whose memory share of the cycle fits in the MSHRs */
+            double cyc = 0.0, memr = 0.0;
+            for (int i = 0; i < ST_COUNT; i++) {
+                cyc += a.r[i];
+                if (i >= ST_SMINJ && i <= ST_HOT1)
+                    memr += a.r[i];
+            }
+            if (c->l1.mshrs > 0 && cyc > 0 && memr > 0) {
+                double ncap = c->l1.mshrs / (rm * memr / cyc), nn = ncap < k.n ? ncap : k.n;
+                nn = nn > 1.0 ? nn : 1.0;
+                dchange += fabs(nn - n) / n;
+                n += 0.5 * omega_sb * (nn - n);
+            }
+        }
         if (dchange < 1e-6 && xchange < 1e-7)
             break;
     }
-    st[ST_REQNET].demand = d_req;
-    st[ST_REPNET].demand = rep_surrogate(d_rep, st);
-    GPUEST_TRY(gpuest_model_amva(st, ST_COUNT, S, n, 1e-10, &a, err));
-    out->outer_iterations = it > 60 ? 60 : it;
+    st[ST_REQNET].demand = pm * d_req;
+    st[ST_REPNET].demand = pm * rep_surrogate(d_rep, st, r);
+    GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, &a, &a, err));
+    out->outer_iterations = it > 100 ? 100 : it;
     out->promoted_links = promoted[0] + promoted[1];
 
+    /* Latencies per read request (what the simulator averages): each station's residence per
+     * memory wait, less the part of the batch's own service a request does not wait for. */
+    double rq[ST_COUNT];
+    for (int i = 0; i < ST_COUNT; i++)
+        rq[i] = per_request(&st[i], a.r[i], &k);
+    rq[ST_DRAMLAT] = (1 - h2) * (dram_fixed + c->dram.tCL * m->dramc); /* a read's own L2 miss */
     /* Back-pressure: the reply side (MC reply queue + NI queue per MC, and the VC buffers of the hot
-     * links) holds a bounded number of packets; customers queued there beyond that bound really wait
+     * links) holds a bounded number of packets; requests queued there beyond that bound really wait
      * in the MC's request path and the request network (the L2 stops accepting), so by Little's law
-     * their time is moved from reply to request latency. */
+     * their time is moved from reply to request latency. A customer present at a station holds its
+     * batch's rm / fork requests at each replica. */
     double buf = c->mc.reply_queue + c->noc.inject_queue;
     double link_buf = (double)c->noc.vcs * c->noc.buffer_flits / (rep_mean > 1 ? rep_mean : 1);
-    double side_q = a.q[ST_INJ] * P, side_r = a.r[ST_INJ];
+    double side_q = a.q[ST_INJ] * P * rm / fork_p, side_r = rq[ST_INJ];
     for (int h = 0; h < 2; h++)
         if (promoted[h]) {
-            side_q += a.q[ST_HOT0 + h];
-            side_r += a.r[ST_HOT0 + h];
+            side_q += a.q[ST_HOT0 + h] * rm;
+            side_r += rq[ST_HOT0 + h];
         }
     double cap_q = P * buf + (promoted[0] + promoted[1]) * link_buf, excess = 0.0;
     if (side_q > cap_q)
         excess = side_r * (side_q - cap_q) / side_q;
-    double req = a.r[ST_SMINJ] + a.r[ST_REQNET] + excess;
-    double mem = a.r[ST_L2] + a.r[ST_ROP] + a.r[ST_BANKS] + a.r[ST_BUS] + a.r[ST_DRAMLAT] + a.r[ST_COMP];
-    double rep = side_r - excess + a.r[ST_REPNET] + a.r[ST_SMEJ] + a.r[ST_DECOMP];
+    double req = rq[ST_SMINJ] + rq[ST_REQNET] + excess;
+    double mem = rq[ST_L2] + rq[ST_ROP] + rq[ST_BANKS] + rq[ST_BUS] + rq[ST_DRAMLAT] + rq[ST_COMP];
+    double rep = side_r - excess + rq[ST_REPNET] + rq[ST_SMEJ] + rq[ST_DECOMP];
     out->req_latency = req;
     out->mem_latency = mem;
     out->reply_latency = rep;
     out->miss_latency = req + mem + rep;
     double h1 = clamp01(w->l1_hit_rate);
     out->amat = h1 * c->l1.hit_latency + (1 - h1) * out->miss_latency;
-    out->warp_ipc = a.x * ipr;
+    out->warp_ipc = a.x * k.insts;
     out->ipc = out->warp_ipc * (w->threads_per_warp_inst > 0 ? w->threads_per_warp_inst : c->core.warp_size);
-    out->inject_util = a.x * (dr[ST_INJ] + wpr * dw[ST_INJ]) / P;
+    out->inject_util = a.x * r * (dr[ST_INJ] + wpr * dw[ST_INJ]) / P;
     out->mc_stall_ratio = stall_ratio(side_q / P, buf, c->noc.inject_queue);
-    double scale = a.x * per_x;
+    double scale = a.x * r * per_x;
     out->link_util_max = m->hot_load[0] * scale;
     out->link_util_mean = link_mean;
     double bu = 0.0;

@@ -214,6 +214,9 @@ typedef struct {
     int private_station; /* 1: one replica per group, used only by its own group (per-SM stations) */
     int servers;         /* GPUEST_ST_MULTI: servers (Seidmann decomposition) */
     double scv;          /* squared coefficient of variation of service (1: exponential) */
+    double fork;         /* > 1: a customer's visit is a batch of requests served in parallel by `fork`
+                          * replicas/servers, so its residence is (demand / fork) (1 + seen queue);
+                          * utilisation still counts the whole demand. 0 or 1: one request at a time */
 } gpuest_amva_station_t;
 
 typedef struct {
@@ -228,6 +231,11 @@ typedef struct {
 /* Schweitzer-Bard approximate MVA, groups x n customers (n per group, may be fractional). */
 gpuest_err gpuest_model_amva(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
                              gpuest_amva_result_t *out, gpuest_error_t *err);
+/* The same, iterating from the queues of `start` (a solution of a nearby network, NULL: cold);
+ * converges to the same fixed point, in fewer iterations when start is close (the closed GPU
+ * model's outer loop). */
+gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int groups, double n, double tol,
+                                  const gpuest_amva_result_t *start, gpuest_amva_result_t *out, gpuest_error_t *err);
 /* Exact single-class MVA of k stations (queues, or delays where is_delay[i]) at population n:
  * throughput x, residence times r[k] and queue lengths q[k]. */
 gpuest_err gpuest_model_mva_exact(const double *demand, const int *is_delay, int k, int n, double *x, double *r,
@@ -251,6 +259,21 @@ typedef struct {
     double threads_per_warp_inst; /* active lanes per warp instruction (IPC in thread instructions) */
     double avail_warps;        /* warps able to issue, per SM per cycle (LATTE-CC eq. 4) */
     double cycles_per_schedule;
+    /* The warp scoreboard profile (a walk of the workload's instruction streams, no timing;
+     * src/study/warp_profile.c). A warp issues in order and keeps running past its loads until an
+     * instruction reads or overwrites a loaded register (or its load slots are full): one such run
+     * is an epoch, after which the warp waits for its loads. All zero: no profile (the token model
+     * of the pre-v2 simulator, docs/estimator.md). */
+    double resident_warps;     /* warps resident per SM (occupancy limits, launch size) */
+    double insts_per_epoch;    /* warp instructions a warp issues per epoch */
+    double lines_per_epoch;    /* load line requests (before the L1) a warp has in flight per epoch */
+    double dep_per_epoch;      /* cycles a warp alone waits on compute results (ALU/SFU/shared/const latency) per epoch */
+    /* The SM's LD/ST unit blocked by the L1's reservation failures (MSHRs, reserved ways, miss
+     * queue), measured: blocked cycles per read request, and the read miss latency of the run
+     * that measured it (a reserved way or MSHR is held for one miss latency, so the model scales
+     * the blocking with its own miss latency). 0: not measured (no LD/ST station). */
+    double ldst_block_per_read;
+    double block_miss_latency;
 } gpuest_model_workload_t;
 
 /* Technique transform of the model inputs (filled by the technique layer; identity by default).
@@ -303,6 +326,11 @@ typedef struct gpuest_gpu_model_s gpuest_gpu_model_t;
 /* Builds the model of machine cfg (routes and the open NoC model are built once here). */
 gpuest_err gpuest_gpu_model_create(const gpuest_config_t *cfg, gpuest_gpu_model_t **out, gpuest_error_t *err);
 void gpuest_gpu_model_destroy(gpuest_gpu_model_t *m);
+/* Reuses m (its open NoC model, saturation points and surrogate curves) for machine cfg when cfg
+ * differs from m's machine only outside the core, MC and network sections (L1, L2, DRAM timing and
+ * clocks, techniques): returns 1 and m now models cfg; else 0 and m is unchanged. The batch form of
+ * the estimate uses it to share the network part between design points. */
+int gpuest_gpu_model_retarget(gpuest_gpu_model_t *m, const gpuest_config_t *cfg);
 /* Solves the closed network for workload w under transform t (NULL: identity) and params p. */
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,

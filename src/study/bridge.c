@@ -23,6 +23,8 @@ gpuest_err gpuest_study_inputs_from_stats(const gpuest_sim_stats_t *s, gpuest_mo
     w->threads_per_warp_inst = ratio((double)s->thread_instructions, (double)s->warp_instructions);
     w->avail_warps = s->avail_warps;
     w->cycles_per_schedule = s->cycles_per_schedule;
+    w->ldst_block_per_read = ratio((double)s->l1_mshr_stalls + (double)s->l1_missq_stalls, (double)s->read_requests);
+    w->block_miss_latency = s->miss_latency;
     return GPUEST_OK;
 }
 

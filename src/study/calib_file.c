@@ -16,7 +16,8 @@
 
 #include "study/study.h"
 
-#define RUN_NUMS 18
+#define RUN_NUMS 20     /* written; the last two (LD/ST blocking) are optional when read */
+#define RUN_NUMS_OLD 18 /* files written before the LD/ST blocking was measured */
 
 void gpuest_calibration_path(const char *dir, const char *preset, const char *workload, gpuest_scale_t scale,
                              char *buf, size_t cap)
@@ -30,7 +31,7 @@ static void run_nums(const gpuest_study_run_t *r, double *v)
     double t[RUN_NUMS] = {r->ipc, r->amat, r->mc_stall, r->link_util_max, r->ipc_cv, r->amat_cv, (double)r->cycles,
                           r->sim_seconds, w->insts_per_request, w->hits_per_request, w->l1_hit_rate, w->l2_hit_rate,
                           w->dram_per_request, w->row_hit_rate, w->write_fraction, w->threads_per_warp_inst,
-                          w->avail_warps, w->cycles_per_schedule};
+                          w->avail_warps, w->cycles_per_schedule, w->ldst_block_per_read, w->block_miss_latency};
     memcpy(v, t, sizeof t);
 }
 
@@ -55,6 +56,8 @@ static void run_from_nums(gpuest_study_run_t *r, const double *v)
     w->threads_per_warp_inst = v[15];
     w->avail_warps = v[16];
     w->cycles_per_schedule = v[17];
+    w->ldst_block_per_read = v[18];
+    w->block_miss_latency = v[19];
 }
 
 gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *path, gpuest_error_t *err)
@@ -80,9 +83,14 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
         fprintf(o, "simulator %d\n", c->sim_generation);
     if (c->machine_hash)
         fprintf(o, "machine %016llx\n", (unsigned long long)c->machine_hash);
+    const gpuest_model_workload_t *pw = &c->runs[0].in;
+    if (c->nruns > 0 && pw->insts_per_epoch > 0)
+        fprintf(o, "# warp_profile resident_warps insts_per_epoch lines_per_epoch dep_per_epoch\n"
+                   "warp_profile %.17g %.17g %.17g %.17g\n",
+                pw->resident_warps, pw->insts_per_epoch, pw->lines_per_epoch, pw->dep_per_epoch);
     fprintf(o, "# run label sets ipc amat mc_stall link_util_max ipc_cv amat_cv cycles sim_seconds insts_per_request "
                "hits_per_request l1_hit_rate l2_hit_rate dram_per_request row_hit_rate write_fraction "
-               "threads_per_warp_inst avail_warps cycles_per_schedule\n");
+               "threads_per_warp_inst avail_warps cycles_per_schedule ldst_block_per_read block_miss_latency\n");
     for (int i = 0; i < c->nruns; i++) {
         double v[RUN_NUMS];
         run_nums(&c->runs[i], v);
@@ -137,9 +145,38 @@ static const char *const field_names[F_COUNT] = {"format", "preset", "workload",
                                                   "util_range", "calib_seconds", "param alpha", "param eta",
                                                   "param kappa"};
 
+/* Optional record warp_profile RESIDENT INSTS LINES DEP (the scoreboard walk of the workload,
+ * warp_profile.c; files of the token model lack it): one per file, applied to every run. */
+static int parse_profile(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen, gpuest_err *rc)
+{
+    if (strcmp(tok[0], "warp_profile") != 0)
+        return 0;
+    *rc = want(p, nt, 5, tok[0]);
+    if (*rc != GPUEST_OK)
+        return 1;
+    if (*seen) {
+        *rc = perr(p, "record '%s' appears twice%s", tok[0], "");
+        return 1;
+    }
+    *seen = p->line;
+    for (int k = 0; k < 4; k++) {
+        *rc = num(p, tok[1 + k], "warp_profile", &c->warp_profile[k]);
+        if (*rc != GPUEST_OK)
+            return 1;
+        if (c->warp_profile[k] < 0 || (k < 2 && !(c->warp_profile[k] > 0))) {
+            *rc = perr(p, "warp_profile: resident warps and instructions per epoch must be > 0, the others >= 0 "
+                          "(got '%s')%s", tok[1 + k], "");
+            return 1;
+        }
+    }
+    return 1;
+}
+
 /* Optional records (files written before the v2 simulator lack them): simulator N, machine HEX. */
 static int parse_optional(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen_opt, gpuest_err *rc)
 {
+    if (parse_profile(p, tok, nt, c, seen_opt + 2, rc))
+        return 1;
     int k = strcmp(tok[0], "simulator") == 0 ? 0 : (strcmp(tok[0], "machine") == 0 ? 1 : -1);
     if (k < 0)
         return 0;
@@ -174,7 +211,7 @@ static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t
     if (parse_optional(p, tok, nt, c, seen + F_COUNT, &orc))
         return orc;
     if (strcmp(rec, "run") == 0) {
-        if (nt != 3 + RUN_NUMS)
+        if (nt != 3 + RUN_NUMS && nt != 3 + RUN_NUMS_OLD)
             return want(p, nt, 3 + RUN_NUMS, rec);
         if (c->nruns >= GPUEST_STUDY_MAX_RUNS)
             return perr(p, "more than the %s runs a calibration holds%s", "8", "");
@@ -185,9 +222,11 @@ static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t
         snprintf(r->label, sizeof r->label, "%s", tok[1]);
         if (strcmp(tok[2], "-") != 0)
             snprintf(r->sets, sizeof r->sets, "%s", tok[2]);
-        double vals[RUN_NUMS];
-        for (int k = 0; k < RUN_NUMS; k++)
+        double vals[RUN_NUMS] = {0};
+        for (int k = 0; k < nt - 3; k++)
             GPUEST_TRY(num(p, tok[3 + k], "run field", &vals[k]));
+        if (vals[18] < 0 || vals[19] < 0)
+            return perr(p, "run %s: LD/ST blocking and its miss latency must be >= 0%s", tok[1], "");
         if (!(vals[0] > 0) || !(vals[1] > 0) || !(vals[8] > 0))
             return perr(p, "run %s: IPC, AMAT and instructions per request must be > 0%s", tok[1], "");
         run_from_nums(r, vals);
@@ -285,7 +324,7 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
     memset(c, 0, sizeof *c);
     gpuest_gpu_params_default(&c->fit.params);
     pctx_t p = {origin, 0, err};
-    int seen[F_COUNT + 2] = {0}; /* + the optional simulator and machine records */
+    int seen[F_COUNT + 3] = {0}; /* + the optional simulator, machine and warp_profile records */
     const char *s = text;
     char line[4096];
     while (*s) {
@@ -316,6 +355,8 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
         return perr(&p, "no run records (the data the calibration was made from)%s%s", "", "");
     if (c->runs[0].sets[0])
         return perr(&p, "the first run must be the baseline (assignments '-')%s%s", "", "");
+    if (seen[F_COUNT + 2])
+        gpuest_calibration_set_profile(c, c->warp_profile);
     return GPUEST_OK;
 }
 
@@ -331,6 +372,19 @@ gpuest_err gpuest_calibration_read(const char *path, gpuest_calibration_t *c, gp
     gpuest_err rc = gpuest_calibration_parse((const char *)data, path, c, err);
     free(data);
     return rc;
+}
+
+void gpuest_calibration_set_profile(gpuest_calibration_t *c, const double profile[4])
+{
+    double v[4] = {profile[0], profile[1], profile[2], profile[3]};
+    memcpy(c->warp_profile, v, sizeof v);
+    for (int i = 0; i < c->nruns; i++) {
+        gpuest_model_workload_t *w = &c->runs[i].in;
+        w->resident_warps = v[0];
+        w->insts_per_epoch = v[1];
+        w->lines_per_epoch = v[2];
+        w->dep_per_epoch = v[3];
+    }
 }
 
 /* ---------------------------------------------------------------- staleness */

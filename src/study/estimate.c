@@ -1,6 +1,7 @@
 /* estimate.c: a calibrated estimate with its interval; no simulator call. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -86,23 +87,78 @@ static const char *outside_range(const gpuest_calibration_t *c, const gpuest_con
     return NULL;
 }
 
+/* One estimate on model m (built for cfg, or retargeted to it). */
+static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t *m, const gpuest_config_t *cfg,
+                              const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
+                              gpuest_error_t *err);
+
 gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
                                  const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
                                  gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
+    gpuest_gpu_model_t *m = NULL;
+    GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
+    gpuest_err rc = estimate_on(c, m, cfg, t, conf, out, err);
+    gpuest_gpu_model_destroy(m);
+    return rc;
+}
+
+struct gpuest_study_batch_s {
+    gpuest_gpu_model_t *m[GPUEST_STUDY_BATCH_MODELS];
+    int used, next;
+};
+
+gpuest_err gpuest_study_batch_create(gpuest_study_batch_t **out, gpuest_error_t *err)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? GPUEST_OK : gpuest_fail(err, GPUEST_ENOMEM, "estimate batch: out of memory");
+}
+
+void gpuest_study_batch_destroy(gpuest_study_batch_t *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->used; i++)
+        gpuest_gpu_model_destroy(b->m[i]);
+    free(b);
+}
+
+gpuest_err gpuest_study_estimate_in(gpuest_study_batch_t *b, const gpuest_calibration_t *c,
+                                    const gpuest_config_t *cfg, const gpuest_model_transform_t *t, double conf,
+                                    gpuest_study_estimate_t *out, gpuest_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    gpuest_gpu_model_t *m = NULL;
+    for (int i = 0; i < b->used && !m; i++)
+        if (gpuest_gpu_model_retarget(b->m[i], cfg))
+            m = b->m[i];
+    if (!m) { /* a network the batch has not seen: build it, replacing the oldest when full */
+        GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
+        if (b->used < GPUEST_STUDY_BATCH_MODELS) {
+            b->m[b->used++] = m;
+        } else {
+            gpuest_gpu_model_destroy(b->m[b->next]);
+            b->m[b->next] = m;
+            b->next = (b->next + 1) % GPUEST_STUDY_BATCH_MODELS;
+        }
+    }
+    return estimate_on(c, m, cfg, t, conf, out, err);
+}
+
+static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t *m, const gpuest_config_t *cfg,
+                              const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
+                              gpuest_error_t *err)
+{
     if (!(conf > 0 && conf < 1))
         return gpuest_fail(err, GPUEST_ERANGE, "confidence %g: expected a level in (0, 1)", conf);
     if (c->nruns < 1)
         return gpuest_fail(err, GPUEST_EINVAL, "calibration has no runs");
-    gpuest_gpu_model_t *m = NULL;
-    GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
     const gpuest_model_workload_t *w = &c->runs[0].in;
     gpuest_err rc = gpuest_gpu_model_solve(m, w, t, &c->fit.params, &out->raw, err);
     double ipc_sd = 0, amat_sd = 0;
     if (rc == GPUEST_OK)
         rc = gpuest_gpu_predict_sd(m, w, t, &c->fit, &ipc_sd, &amat_sd, err);
-    gpuest_gpu_model_destroy(m);
     if (rc != GPUEST_OK)
         return rc;
     const gpuest_gpu_estimate_t *e = &out->raw;

@@ -31,6 +31,15 @@ typedef struct {
 gpuest_err gpuest_study_noc_compare(const gpuest_config_t *cfg, const gpuest_sim_stats_t *s,
                                     gpuest_study_noc_compare_t *out, gpuest_error_t *err);
 
+/* The warp scoreboard profile of a workload (resident warps per SM, instructions, load line
+ * requests and own compute-dependence delay per epoch) by a walk of its instruction streams on
+ * cfg's core; fills those fields of *w only (warp_profile.c). */
+gpuest_err gpuest_study_warp_profile(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                     uint64_t seed, gpuest_model_workload_t *w, gpuest_error_t *err);
+/* The same over an open workload (run through all its launches; traces included). */
+gpuest_err gpuest_study_warp_profile_of(const gpuest_config_t *cfg, gpuest_workload_t *wl, gpuest_model_workload_t *w,
+                                        gpuest_error_t *err);
+
 /* ------------------------------------------------------------ configuration variants (variants.c) */
 #define GPUEST_STUDY_MAX_SETS 6
 typedef struct {
@@ -81,7 +90,14 @@ typedef struct {
     gpuest_study_run_t runs[GPUEST_STUDY_MAX_RUNS]; /* runs[0] is the baseline */
     int sim_generation;    /* GPUEST_STUDY_SIM_GENERATION at calibration; 0: not recorded (pre-v2 files) */
     uint64_t machine_hash; /* gpuest_study_machine_hash of the calibrated machine; 0: not recorded */
+    double warp_profile[4]; /* resident warps, insts, lines and dependence delay per epoch; all 0: none */
 } gpuest_calibration_t;
+
+/* Sets the warp profile of c and copies it into every run's model inputs. */
+void gpuest_calibration_set_profile(gpuest_calibration_t *c, const double profile[4]);
+/* Walks the workload of c on cfg and sets c's profile (calibrate; --refit of a file without one). */
+gpuest_err gpuest_study_profile_calibration(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
+
 
 /* 64-bit FNV-1a over the key = value lines of cfg written as INI (comments left out): equal for
  * equal machines, whatever the version string or the keys' help text. */
@@ -95,6 +111,12 @@ int gpuest_calibration_stale(const gpuest_calibration_t *c, char *msg, size_t ca
 gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
                                   uint64_t seed, gpuest_progress_t *progress, gpuest_calibration_t *out,
                                   gpuest_error_t *err);
+/* The same on sampled runs (hybrid.c): each excitation configuration's IPC and AMAT from the
+ * sampled simulator with the standard errors of its intervals as fit weights; the model inputs
+ * from a detailed run of the first 30 % of the baseline's instructions. */
+gpuest_err gpuest_study_calibrate_sampled(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                          uint64_t seed, gpuest_progress_t *progress, gpuest_calibration_t *out,
+                                          gpuest_error_t *err);
 /* Fit + cross-validation on runs already in c (c->runs, c->nruns); fills fit, cv_*, util_*. */
 gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
 
@@ -125,6 +147,20 @@ typedef struct {
 gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
                                  const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
                                  gpuest_error_t *err);
+
+/* Batch form: estimates of many design points of one calibration share the network part of the
+ * model (open NoC model, saturation points, surrogate curves) between points whose machines differ
+ * only in L1, L2, DRAM or technique keys (gpuest_gpu_model_retarget); up to
+ * GPUEST_STUDY_BATCH_MODELS networks are kept. Each estimate is bit-identical to
+ * gpuest_study_estimate's for the same point: the kept saturation points and curves are the ones a
+ * fresh model computes for the same network and kappa. */
+#define GPUEST_STUDY_BATCH_MODELS 8
+typedef struct gpuest_study_batch_s gpuest_study_batch_t;
+gpuest_err gpuest_study_batch_create(gpuest_study_batch_t **out, gpuest_error_t *err);
+void gpuest_study_batch_destroy(gpuest_study_batch_t *b);
+gpuest_err gpuest_study_estimate_in(gpuest_study_batch_t *b, const gpuest_calibration_t *c,
+                                    const gpuest_config_t *cfg, const gpuest_model_transform_t *t, double conf,
+                                    gpuest_study_estimate_t *out, gpuest_error_t *err);
 
 /* ------------------------------------------------------------ validation (validate.c) */
 typedef struct {

@@ -47,7 +47,7 @@ static void exact_queue_and_delay(void **state)
 static void schweitzer_single_class(void **state)
 {
     (void)state;
-    gpuest_amva_station_t st[2] = {{GPUEST_ST_QUEUE, 1.0, 1, 0, 1, 1.0}, {GPUEST_ST_QUEUE, 2.0, 1, 0, 1, 1.0}};
+    gpuest_amva_station_t st[2] = {{GPUEST_ST_QUEUE, 1.0, 1, 0, 1, 1.0, 1.0}, {GPUEST_ST_QUEUE, 2.0, 1, 0, 1, 1.0, 1.0}};
     gpuest_amva_result_t a;
     gpuest_error_t err;
     assert_int_equal(gpuest_model_amva(st, 2, 1, 2.0, 1e-12, &a, &err), GPUEST_OK);
@@ -64,7 +64,7 @@ static void schweitzer_single_class(void **state)
 static void schweitzer_groups_private_shared(void **state)
 {
     (void)state;
-    gpuest_amva_station_t st[2] = {{GPUEST_ST_QUEUE, 1.0, 2, 1, 1, 1.0}, {GPUEST_ST_QUEUE, 1.0, 1, 0, 1, 1.0}};
+    gpuest_amva_station_t st[2] = {{GPUEST_ST_QUEUE, 1.0, 2, 1, 1, 1.0, 1.0}, {GPUEST_ST_QUEUE, 1.0, 1, 0, 1, 1.0, 1.0}};
     gpuest_amva_result_t a;
     gpuest_error_t err;
     assert_int_equal(gpuest_model_amva(st, 2, 2, 1.0, 1e-12, &a, &err), GPUEST_OK);
@@ -80,7 +80,7 @@ static void schweitzer_groups_private_shared(void **state)
 static void seidmann_one_customer(void **state)
 {
     (void)state;
-    gpuest_amva_station_t st[2] = {{GPUEST_ST_MULTI, 2.0, 1, 0, 2, 0.0}, {GPUEST_ST_DELAY, 2.0, 1, 0, 1, 1.0}};
+    gpuest_amva_station_t st[2] = {{GPUEST_ST_MULTI, 2.0, 1, 0, 2, 0.0, 1.0}, {GPUEST_ST_DELAY, 2.0, 1, 0, 1, 1.0, 1.0}};
     gpuest_amva_result_t a;
     gpuest_error_t err;
     assert_int_equal(gpuest_model_amva(st, 2, 1, 1.0, 1e-12, &a, &err), GPUEST_OK);
@@ -92,8 +92,8 @@ static void seidmann_one_customer(void **state)
 static void bottleneck_bound(void **state)
 {
     (void)state;
-    gpuest_amva_station_t st[3] = {{GPUEST_ST_QUEUE, 1.0, 1, 0, 1, 1.0}, {GPUEST_ST_QUEUE, 4.0, 1, 0, 1, 1.0},
-                                   {GPUEST_ST_DELAY, 50.0, 1, 0, 1, 1.0}};
+    gpuest_amva_station_t st[3] = {{GPUEST_ST_QUEUE, 1.0, 1, 0, 1, 1.0, 1.0}, {GPUEST_ST_QUEUE, 4.0, 1, 0, 1, 1.0, 1.0},
+                                   {GPUEST_ST_DELAY, 50.0, 1, 0, 1, 1.0, 1.0}};
     gpuest_amva_result_t a;
     gpuest_error_t err;
     assert_int_equal(gpuest_model_amva(st, 3, 1, 500.0, 1e-12, &a, &err), GPUEST_OK);
@@ -102,10 +102,45 @@ static void bottleneck_bound(void **state)
     assert_true(fabs(a.util[1] - 4.0 * a.x) < 1e-12);
 }
 
+/* A batch station (fork): one customer's visit is 2 requests of service 1 spread over 2 replicas
+ * (demand 2, fork 2), then a delay of 1. One customer: nobody is seen, R = D / fork = 1, X = 1/2
+ * (a station without the fork would serve the batch serially: R = 2, X = 1/3). Two customers:
+ * the arrival sees q1 (G - 1/n) = q1 / 2, where q1 = X R (each customer present at both
+ * replicas at once, Little's law per replica); R = 1 + X R / 2, X = 2 / (R + 1)
+ * -> R^2 - R - 1 = 0, R = (1 + sqrt 5) / 2, X = 2 / (R + 1) = 0.76393202... */
+static void fork_batch_by_hand(void **state)
+{
+    (void)state;
+    gpuest_amva_station_t st[2] = {{GPUEST_ST_QUEUE, 2.0, 2, 0, 1, 1.0, 2.0}, {GPUEST_ST_DELAY, 1.0, 1, 0, 1, 1.0, 1.0}};
+    gpuest_amva_result_t a;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_model_amva(st, 2, 1, 1.0, 1e-12, &a, &err), GPUEST_OK);
+    assert_true(fabs(a.x - 0.5) < 1e-12);
+    assert_true(fabs(a.r[0] - 1.0) < 1e-12);
+    assert_true(fabs(a.util[0] - 0.5) < 1e-12); /* X D / replicas: the whole batch is work */
+    assert_int_equal(gpuest_model_amva(st, 2, 1, 2.0, 1e-13, &a, &err), GPUEST_OK);
+    double r = (1.0 + sqrt(5.0)) / 2.0;
+    assert_true(fabs(a.r[0] - r) < 1e-8);
+    assert_true(fabs(a.x - 2.0 / (r + 1.0)) < 1e-9);
+}
+
+/* A batch station under a large population keeps the bottleneck bound replicas / D (here 2 / 2 =
+ * 1 customer a cycle): counting a customer at one replica only would let X reach 2. */
+static void fork_bottleneck_bound(void **state)
+{
+    (void)state;
+    gpuest_amva_station_t st[2] = {{GPUEST_ST_QUEUE, 2.0, 2, 0, 1, 1.0, 2.0}, {GPUEST_ST_DELAY, 1.0, 1, 0, 1, 1.0, 1.0}};
+    gpuest_amva_result_t a;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_model_amva(st, 2, 1, 400.0, 1e-12, &a, &err), GPUEST_OK);
+    assert_true(a.x <= 1.0 + 1e-9);
+    assert_true(a.x > 0.99);
+}
+
 static void rejects_bad_input(void **state)
 {
     (void)state;
-    gpuest_amva_station_t st[1] = {{GPUEST_ST_QUEUE, 0.0, 1, 0, 1, 1.0}};
+    gpuest_amva_station_t st[1] = {{GPUEST_ST_QUEUE, 0.0, 1, 0, 1, 1.0, 1.0}};
     gpuest_amva_result_t a;
     gpuest_error_t err;
     assert_int_equal(gpuest_model_amva(st, 1, 1, 2.0, 1e-9, &a, &err), GPUEST_EINVAL);
@@ -121,6 +156,7 @@ int main(void)
         cmocka_unit_test(exact_two_queues),      cmocka_unit_test(exact_queue_and_delay),
         cmocka_unit_test(schweitzer_single_class), cmocka_unit_test(schweitzer_groups_private_shared),
         cmocka_unit_test(seidmann_one_customer), cmocka_unit_test(bottleneck_bound),
+        cmocka_unit_test(fork_batch_by_hand),    cmocka_unit_test(fork_bottleneck_bound),
         cmocka_unit_test(rejects_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_fit.c: the calibration fit recovers known parameters from data the model generated. */
 #include <math.h>
+#include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
  * and whose network saturates at high load, so alpha, eta and kappa are all excited. */
 static void workload(gpuest_model_workload_t *w)
 {
+    memset(w, 0, sizeof *w); /* no warp profile: the token model */
     w->insts_per_request = 24.0;
     w->hits_per_request = 1.0;
     w->l1_hit_rate = 0.5;
@@ -26,7 +28,19 @@ static void workload(gpuest_model_workload_t *w)
 
 #define NPTS 5
 
-static void build(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth)
+/* The same workload with a warp profile and measured LD/ST blocking: the scoreboard model. */
+static void workload_scoreboard(gpuest_model_workload_t *w)
+{
+    workload(w);
+    w->resident_warps = 40.0;
+    w->insts_per_epoch = 30.0;
+    w->lines_per_epoch = 2.5;
+    w->dep_per_epoch = 20.0;
+    w->ldst_block_per_read = 5.0;
+    w->block_miss_latency = 300.0;
+}
+
+static void build_with(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth, int scoreboard)
 {
     static const char *const sets[NPTS] = {NULL, "noc.flit_bytes=16", "noc.flit_bytes=8", "l2.hit_latency=240",
                                            "core.warps_per_sm=16"};
@@ -37,7 +51,10 @@ static void build(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth)
         if (sets[i])
             assert_int_equal(gpuest_config_set(&cfg, sets[i], "test", &err), GPUEST_OK);
         assert_int_equal(gpuest_gpu_model_create(&cfg, &pts[i].model, &err), GPUEST_OK);
-        workload(&pts[i].workload);
+        if (scoreboard)
+            workload_scoreboard(&pts[i].workload);
+        else
+            workload(&pts[i].workload);
         gpuest_model_transform_identity(&pts[i].transform);
         gpuest_gpu_estimate_t e;
         assert_int_equal(gpuest_gpu_model_solve(pts[i].model, &pts[i].workload, NULL, truth, &e, &err), GPUEST_OK);
@@ -45,6 +62,31 @@ static void build(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth)
         pts[i].amat = e.amat;
         pts[i].ipc_cv = pts[i].amat_cv = 0.0;
     }
+}
+
+static void build(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth) { build_with(pts, truth, 0); }
+
+/* The scoreboard model (warps as customers, LD/ST station, MSHR cap): the fit recovers alpha
+ * (epochs per memory wait), eta and kappa from data it generated; a model that is not smooth in
+ * its parameters (a feedback that settles differently for nearby parameters) fails it. */
+static void recovers_parameters_scoreboard(void **state)
+{
+    (void)state;
+    gpuest_gpu_params_t truth = {.alpha = 1.5, .eta = 0.6, .kappa = 1.4};
+    gpuest_fit_point_t pts[NPTS];
+    build_with(pts, &truth, 1);
+    gpuest_fit_result_t f;
+    gpuest_error_t err;
+    gpuest_gpu_params_t start = {.alpha = 1.0, .eta = 0.5, .kappa = 1.0};
+    assert_int_equal(gpuest_gpu_fit_from(pts, NPTS, &start, &f, &err), GPUEST_OK);
+    printf("fit: alpha %.5f eta %.5f kappa %.5f rms %.2e\n", f.params.alpha, f.params.eta, f.params.kappa,
+           f.rms_rel_error);
+    assert_true(fabs(f.params.alpha / truth.alpha - 1) < 0.02);
+    assert_true(fabs(f.params.eta / truth.eta - 1) < 0.02);
+    assert_true(fabs(f.params.kappa / truth.kappa - 1) < 0.02);
+    assert_true(f.rms_rel_error < 0.01);
+    for (int i = 0; i < NPTS; i++)
+        gpuest_gpu_model_destroy(pts[i].model);
 }
 
 static void recovers_parameters(void **state)
@@ -73,6 +115,6 @@ static void recovers_parameters(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(recovers_parameters)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(recovers_parameters), cmocka_unit_test(recovers_parameters_scoreboard)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,11 @@ static const seeded_cmd cmds[] = {
      {"noc.csv"},
      1,
      1},
-    {"run --scale tiny --workload bfs --seed %", {NULL}, 1, 1},
+    {"run --scale tiny --workload hotspot --seed % --calibration " GPUEST_SOURCE_DIR
+     "/models/calibrations/mesh56-hotspot-tiny.cal",
+     {NULL},
+     1,
+     1},
     {"approx collect --app atax --datasets 2 --seed % --size-min 16 --size-max 24 --out @/atax.csv",
      {"atax.csv"},
      0,

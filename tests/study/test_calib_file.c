@@ -38,8 +38,12 @@ static void sample_calibration(gpuest_calibration_t *c)
         r->amat = 5874.34314516129 + i;
         r->mc_stall = 0.71670212260226762;
         r->cycles = 126213 + (uint64_t)i;
-        r->in = (gpuest_model_workload_t){8.6426059318049315, 0.0055, 0.007, 0.87, 0.077, 0.84, 0.26, 27.58, 0.28, 5.96};
+        r->in = (gpuest_model_workload_t){8.6426059318049315, 0.0055, 0.007, 0.87, 0.077, 0.84, 0.26, 27.58, 0.28, 5.96,
+                                          0.0, 0.0, 0.0, 0.0, 26.222660893190696 + i, 328.95513730199161};
     }
+    /* the warp profile record: written once, applied to every run (all run inputs round-trip) */
+    static const double prof[4] = {43.343240304458135, 8.4373088685015283, 2.2844036697247705, 36.795107033639141};
+    gpuest_calibration_set_profile(c, prof);
 }
 
 static void round_trip(void **state)
@@ -66,6 +70,7 @@ static void round_trip(void **state)
         assert_true(a.runs[i].cycles == b.runs[i].cycles);
         assert_memory_equal(&a.runs[i].in, &b.runs[i].in, sizeof a.runs[i].in);
     }
+    assert_true(b.runs[1].in.insts_per_epoch == 8.4373088685015283 && b.runs[1].in.ldst_block_per_read == 27.222660893190696);
     remove(path);
 }
 
@@ -122,7 +127,11 @@ static void bad_inputs(void **state)
         {"dof", "dof 1972786430005726\n", "cal:12: dof: expected a whole number"},
         {"dof", "dof 2.5\n", "cal:12: dof: expected a whole number"},
         {"calib_seconds", "# no timing\n", "missing record 'calib_seconds'"},
-        {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 20 value(s)"},
+        {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 22 value(s)"},
+        {"warp_profile", "warp_profile 43 8 2\n", "record 'warp_profile' takes 4 value(s)"},
+        {"warp_profile", "warp_profile 0 8 2 3\n", "resident warps and instructions per epoch must be > 0"},
+        {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 -1 5\n",
+         "LD/ST blocking and its miss latency must be >= 0"},
         {"run baseline", "run baseline - 0 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1\n", "IPC, AMAT and instructions per "
                                                                                    "request must be > 0"},
         {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 nan\n", "expected a finite "

@@ -116,9 +116,28 @@ static void validate_and_sample(void **state)
     assert_int_equal(run_gpuest("sample --units 1", out, sizeof out), 2);
 }
 
+/* 'gpuest run' with a calibration file (no sampled runs): the design space's six points, three
+ * of them simulated, the error summary; a calibration of another machine or workload is refused
+ * (exit 2) instead of estimating with it. */
+static void run_hybrid_with_calibration(void **state)
+{
+    (void)state;
+    char args[1024];
+    snprintf(args, sizeof args, "run --preset fermi --workload hotspot --scale tiny --calibration %s", CAL);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    assert_non_null(strstr(out, "calibration: read from"));
+    assert_non_null(strstr(out, "flit16_none"));
+    assert_non_null(strstr(out, "flit64_bdi"));
+    assert_non_null(strstr(out, "IPC error over the 3 simulated points"));
+    snprintf(args, sizeof args, "run --workload hotspot --scale tiny --calibration %s", CAL); /* mesh56 */
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
+    assert_non_null(strstr(out, "not hotspot on mesh56"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(estimate_point_and_batch), cmocka_unit_test(malformed_calibration),
-                                       cmocka_unit_test(stale_calibration_warns), cmocka_unit_test(validate_and_sample)};
+                                       cmocka_unit_test(stale_calibration_warns), cmocka_unit_test(validate_and_sample),
+                                       cmocka_unit_test(run_hybrid_with_calibration)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

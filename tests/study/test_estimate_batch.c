@@ -1,0 +1,92 @@
+/* test_estimate_batch.c: the batch form of the estimate (points sharing the network part of the
+ * model) gives exactly the single estimates, and reuses a network only where it may. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "study/study.h"
+
+/* A fermi calibration with srad-like measured inputs (values of a v2 run) and a warp profile. */
+static void calibration(gpuest_calibration_t *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->preset, sizeof c->preset, "fermi");
+    snprintf(c->workload, sizeof c->workload, "srad");
+    c->nruns = 1;
+    c->runs[0].ipc = 69.8;
+    c->runs[0].amat = 320.0;
+    c->runs[0].in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.51, 0.81, 0.48, 0.37, 32.0, 0.89, 1.77,
+                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0};
+    static const double prof[4] = {43.3, 8.44, 2.28, 36.8};
+    gpuest_calibration_set_profile(c, prof);
+    c->fit.params = (gpuest_gpu_params_t){1.5, 0.4, 1.2};
+    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+        c->fit.covar[j][j] = 1e-3;
+    c->cv_ipc = 0.05;
+    c->cv_amat = 0.08;
+    c->util_lo = 0.1;
+    c->util_hi = 1.0;
+}
+
+static void batch_equals_single(void **state)
+{
+    (void)state;
+    static gpuest_calibration_t c;
+    calibration(&c);
+    gpuest_error_t err;
+    gpuest_config_t base;
+    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
+    /* same network (L2 latency, DRAM clock and timing), another network (flit width), and back */
+    gpuest_config_t pts[5];
+    for (int i = 0; i < 5; i++)
+        pts[i] = base;
+    pts[1].l2.hit_latency = 240;
+    pts[2].dram.clock_mhz = base.dram.clock_mhz * 0.75;
+    pts[2].dram.tCL += 6;
+    pts[3].noc.flit_bytes = 16;
+    pts[4].l2.hit_latency = 60;
+    gpuest_study_batch_t *b = NULL;
+    assert_int_equal(gpuest_study_batch_create(&b, &err), GPUEST_OK);
+    double ipc[5];
+    for (int i = 0; i < 5; i++) {
+        gpuest_study_estimate_t eb, es;
+        assert_int_equal(gpuest_study_estimate_in(b, &c, &pts[i], NULL, 0.95, &eb, &err), GPUEST_OK);
+        assert_int_equal(gpuest_study_estimate(&c, &pts[i], NULL, 0.95, &es, &err), GPUEST_OK);
+        assert_memory_equal(&eb.ipc, &es.ipc, sizeof es.ipc); /* bit for bit, interval included */
+        assert_memory_equal(&eb.amat, &es.amat, sizeof es.amat);
+        ipc[i] = es.ipc.v;
+    }
+    gpuest_study_batch_destroy(b);
+    /* the points differ: a batch that kept the first machine's L2 or DRAM would not */
+    assert_true(ipc[1] < ipc[0] && ipc[4] > ipc[0] && ipc[2] != ipc[0] && ipc[3] != ipc[0]);
+}
+
+static void retarget_only_same_network(void **state)
+{
+    (void)state;
+    gpuest_error_t err;
+    gpuest_config_t base, other;
+    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
+    gpuest_gpu_model_t *m = NULL;
+    assert_int_equal(gpuest_gpu_model_create(&base, &m, &err), GPUEST_OK);
+    other = base;
+    other.dram.tRCD += 4;
+    assert_int_equal(gpuest_gpu_model_retarget(m, &other), 1);
+    other = base;
+    other.mc.reply_queue = 2; /* the open model's MC reply path */
+    assert_int_equal(gpuest_gpu_model_retarget(m, &other), 0);
+    other = base;
+    other.noc.vcs = 2;
+    assert_int_equal(gpuest_gpu_model_retarget(m, &other), 0);
+    gpuest_gpu_model_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(batch_equals_single), cmocka_unit_test(retarget_only_same_network)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
