@@ -26,6 +26,8 @@ typedef enum { GPUEST_DSCHED_FRFCFS = 0, GPUEST_DSCHED_FCFS = 1 } gpuest_dram_sc
 /* Router allocators (BookSim names: islip, separable_input_first). */
 /* technique.coalescing (coalescing paper section 3) */
 typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
+/* technique.filtering (data-filtering thesis 3.4.1.3: both with DPC) */
+typedef enum { GPUEST_FILTER_NONE = 0, GPUEST_FILTER_DF_TRUC = 1, GPUEST_FILTER_DF_MAN = 2 } gpuest_filtering_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -151,6 +153,12 @@ typedef struct {
     int decompress_latency;            /* -1: the algorithm's default */
     int coalescing;                    /* gpuest_coalescing_t: packet coalescing units at the MCs */
     int pcu_rgrs;                      /* request grouping registers per PCU */
+    int filtering;                     /* gpuest_filtering_t: critical-word data filtering with DPC */
+    int filter_table_entries;          /* data-filter table entries per MC port (thesis: 256) */
+    int filter_window;                 /* windows manager: accesses each window keeps (thesis: 16) */
+    int filter_ica_threshold;          /* request controller: ICA share (%) above which it fetches the whole line */
+    int filter_fdr_threshold;          /* request controller: FDR share (%) above which it fetches the whole line */
+    int filter_rc;                     /* 1: the request controller decides; 0: always the critical sectors */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

@@ -82,6 +82,9 @@ typedef struct {
     sim_time_t t_accept;  /* tail accepted at the MC */
     sim_time_t t_reply;   /* reply packet created at the MC */
     sim_time_t t_inject_ok; /* earliest injection of the reply (compressor latency) */
+    uint8_t reply_sectors;  /* data filtering: sectors the reply carries (0: the whole line) */
+    uint8_t pdr;            /* data filtering: a partial data request of the L1D's sector mode */
+    uint8_t answered;       /* data filtering: its warp was answered by another reply of the line (l1_sector.c) */
 } sim_req_t;
 
 typedef struct {
@@ -234,6 +237,7 @@ typedef struct {
     sim_time_t sleep_until; /* no warp can become ready before this (0: scan every cycle) */
     /* time series accumulation over the current interval */
     uint64_t iv_avail, iv_cycles, iv_issue, iv_runs;
+    struct sim_l1s_s *l1s; /* the L1D's sector mode of data filtering (l1_sector.c), NULL when off */
 } sim_sm_t;
 
 gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err);
@@ -278,6 +282,12 @@ typedef enum { L1_HIT = 0, L1_MISS_SENT, L1_MISS_MERGED, L1_STALL_MSHR, L1_STALL
 sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op);
 int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* 0 sent, -1 stall */
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+
+/* l1_sector.c: the L1D's sector mode (data filtering), on when hooks.l1_sector_request is set. */
+gpuest_err sim_l1s_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+void sim_l1s_free(sim_sm_t *sm);
+sim_l1_outcome_t sim_l1s_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r);
+void sim_l1s_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
 /* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a
