@@ -82,7 +82,7 @@ typedef struct {
     uint64_t fm, sm_miss, hi, pdr, fdr, full_by_fdr, full_by_sm, full_by_ica;
     uint64_t registered, merged, overflows, replies, pdr_replies, no_data, man_chosen;
     uint64_t flits_raw, flits_out, payload_bits, dpc_bits, sectors_sent;
-    uint64_t win_reports, win_ica, evictions;
+    uint64_t win_reports, win_ica, evictions, used_hist[4], partial_ca;
 } flt_t;
 
 static const char *const flt_keys[] = {"filtering",           "filter_table_entries", "filter_window",
@@ -139,9 +139,12 @@ static void flt_window(void *ctx, int sm, unsigned used, int inconsistent, int e
     if (sm < 0 || sm >= f->nsm)
         return;
     wm_t *w = &f->wm[sm];
+    int n = __builtin_popcount(used & 0xFu);
     f->win_reports++;
     f->evictions += evicted != 0;
-    if (__builtin_popcount(used & 0xFu) >= 2) {
+    f->used_hist[n - 1]++; /* used is never empty (the simulator reports only used lines) */
+    f->partial_ca += n < 4 && !inconsistent;
+    if (n >= 2) {
         win_push(&w->ica[ica_index(used)], inconsistent);
         f->win_ica += inconsistent != 0;
     }
@@ -383,6 +386,13 @@ static size_t flt_stats(void *state, gpuest_technique_stat_t *out, size_t max)
     n = tech_stat(out, n, max, "filtering.window_reports", (double)f->win_reports);
     n = tech_stat(out, n, max, "filtering.window_ica", (double)f->win_ica);
     n = tech_stat(out, n, max, "filtering.evictions_seen", (double)f->evictions);
+    /* the access-pattern characterization of thesis 2.2 (Figs. 2.3, 2.6) over the same reports */
+    double rep = f->win_reports ? (double)f->win_reports : 1.0;
+    n = tech_stat(out, n, max, "filtering.used_32B", (double)f->used_hist[0] / rep);
+    n = tech_stat(out, n, max, "filtering.used_64B", (double)f->used_hist[1] / rep);
+    n = tech_stat(out, n, max, "filtering.used_96B", (double)f->used_hist[2] / rep);
+    n = tech_stat(out, n, max, "filtering.used_128B", (double)f->used_hist[3] / rep);
+    n = tech_stat(out, n, max, "filtering.partial_ca_share", (double)f->partial_ca / rep);
     n = tech_stat(out, n, max, "filtering.compress_latency", f->comp_lat);
     n = tech_stat(out, n, max, "filtering.decompress_latency", f->decomp_lat);
     return n;
