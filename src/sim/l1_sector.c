@@ -68,7 +68,10 @@ void sim_l1s_free(sim_sm_t *sm)
     sm->l1s = NULL;
 }
 
-static l1s_way_t *way_state(sim_sm_t *sm, const sim_way_t *w) { return &sm->l1s->way[w - sm->l1.ways]; }
+static l1s_way_t *way_state(sim_sm_t *sm, const sim_way_t *w)
+{
+    return &sm->l1s->way[w - sm->l1.ways];
+}
 
 /* An access needing `need` joins a line's or an entry's history. */
 static void note_use(uint8_t *used, uint8_t *ica, uint8_t need)
@@ -137,8 +140,7 @@ static int send_record(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
 }
 
 /* The request controller's answer, made safe: every missing needed sector, nothing already there. */
-static uint8_t fetch_mask(sim_gpu_t *g, sim_sm_t *sm, uint64_t line, int kind, uint8_t need, uint8_t have,
-                          uint8_t used)
+static uint8_t fetch_mask(sim_gpu_t *g, sim_sm_t *sm, uint64_t line, int kind, uint8_t need, uint8_t have, uint8_t used)
 {
     gpuest_sim_sector_miss_t m = {sm->id, line, kind, need, have, used};
     unsigned a = g->opts->hooks.l1_sector_request(g->opts->hooks.ctx, &m);

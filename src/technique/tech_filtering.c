@@ -74,9 +74,9 @@ typedef struct {
     int nsm, nmc, rc, ica_thr, fdr_thr;
     int comp_lat, decomp_lat;
     gpuest_codec_t dpc;
-    wm_t *wm;       /* nsm */
-    dft_t *table;   /* nmc */
-    int32_t *slot;  /* by request token: entry index + 1 (0: not registered) */
+    wm_t *wm;      /* nsm */
+    dft_t *table;  /* nmc */
+    int32_t *slot; /* by request token: entry index + 1 (0: not registered) */
     int32_t nslot;
     /* statistics */
     uint64_t fm, sm_miss, hi, pdr, fdr, full_by_fdr, full_by_sm, full_by_ica;
@@ -85,11 +85,14 @@ typedef struct {
     uint64_t win_reports, win_ica, evictions, used_hist[4], partial_ca;
 } flt_t;
 
-static const char *const flt_keys[] = {"filtering",           "filter_table_entries", "filter_window",
-                                       "filter_ica_threshold", "filter_fdr_threshold", "filter_rc",
-                                       NULL};
+static const char *const flt_keys[] = {
+    "filtering", "filter_table_entries", "filter_window", "filter_ica_threshold", "filter_fdr_threshold", "filter_rc",
+    NULL};
 
-static int flt_active(const gpuest_config_t *cfg) { return cfg->technique.filtering != GPUEST_FILTER_NONE; }
+static int flt_active(const gpuest_config_t *cfg)
+{
+    return cfg->technique.filtering != GPUEST_FILTER_NONE;
+}
 
 static gpuest_err flt_validate(const gpuest_config_t *cfg, gpuest_error_t *err)
 {
@@ -125,7 +128,10 @@ static void win_push(win_t *w, int bit)
 }
 
 /* ones / len > pct %, in integers; an empty window never exceeds */
-static int win_over(const win_t *w, int pct) { return w->len > 0 && 100 * w->ones > pct * w->len; }
+static int win_over(const win_t *w, int pct)
+{
+    return w->len > 0 && 100 * w->ones > pct * w->len;
+}
 
 static int ica_index(unsigned used)
 {

@@ -24,7 +24,7 @@
 typedef struct {
     unsigned answer;    /* the request controller's answer: 0 = only the critical sectors, else this mask */
     unsigned sm_answer; /* its answer to SM misses (0: as answer) */
-    int whole_reply;   /* 1: every reply carries the whole line (as an overflowed PDR) */
+    int whole_reply;    /* 1: every reply carries the whole line (as an overflowed PDR) */
     int nmiss, kinds[16];
     unsigned asked[16]; /* sectors of each request the MC accepted, in acceptance order */
     int naccept;
@@ -365,7 +365,10 @@ static void test_df_man_keeps_better_input(void **state)
     tech_done(&f);
 }
 
-static void window(tf_t *f, int sm, unsigned used, int ica) { f->h.l1_sector_window(f->h.ctx, sm, used, ica, 0); }
+static void window(tf_t *f, int sm, unsigned used, int ica)
+{
+    f->h.l1_sector_window(f->h.ctx, sm, used, ica, 0);
+}
 
 static unsigned ask(tf_t *f, int sm, int kind, unsigned need, unsigned used)
 {
