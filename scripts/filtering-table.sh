@@ -16,7 +16,11 @@
 #   ica25 ica75 fdr30 fdr60 win8 win32 tab32 tab1024
 #             df_man with one key of the sensitivity study changed (thesis Table 5.1; the defaults
 #             50 %, 90 %, 16 and 256 are df_man itself)
-# SENS=0 (environment) leaves the sensitivity runs out.
+# SENS=0 (environment) leaves the sensitivity runs out; SENS_WORKLOADS (default: every workload)
+# runs them on those workloads only. CACHE=dir (optional) takes a run from dir when dir holds its
+# three files (W.C.key, W.C.csv, W.C.out, as this script writes them into its temporary folder)
+# instead of simulating it again: the simulator is deterministic, so a run of the same binary and
+# command is the same run (used to resume a batch cut short).
 # Writes one row per (workload, configuration): IPC, IPC normalized to base and to dpc, reply flits
 # (the reply class's flits injected by the MCs: thesis Fig. 5.3's count at the injection queues) and
 # their ratios to base and dpc, L1D miss rate, read requests, the FM / SM / HI misses and MSHR
@@ -33,7 +37,10 @@ workloads=${WORKLOADS:-"backprop bfs gaussian hotspot kmeans lud nw pathfinder s
 [ -x "$gpuest" ] || { echo "filtering-table.sh: $gpuest is not an executable (build it first)" >&2; exit 2; }
 
 configs="base dpc df_truc df_man man_norc"
-[ "${SENS:-1}" = 0 ] || configs="$configs ica25 ica75 fdr30 fdr60 win8 win32 tab32 tab1024"
+sens_configs="ica25 ica75 fdr30 fdr60 win8 win32 tab32 tab1024"
+[ "${SENS:-1}" = 0 ] && sens_configs=""
+sens_workloads=${SENS_WORKLOADS:-$workloads}
+cache=${CACHE:-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -59,6 +66,10 @@ sets_of() { # configuration -> its --set arguments
 
 run_one() { # workload configuration
     local w=$1 c=$2 f="$tmp/$1.$2" kv
+    if [ -n "$cache" ] && [ -e "$cache/$w.$c.key" ] && [ -e "$cache/$w.$c.csv" ] && [ -e "$cache/$w.$c.out" ]; then
+        cp "$cache/$w.$c.csv" "$cache/$w.$c.out" "$cache/$w.$c.key" "$tmp/"
+        return 0
+    fi
     local sets=()
     for kv in $(sets_of "$c"); do sets+=(--set "$kv"); done
     "$gpuest" simulate --preset mesh56 --workload "$w" --scale small --seed 1 --max-instructions "$max_insts" \
@@ -67,10 +78,11 @@ run_one() { # workload configuration
     echo "$w $c" > "$f.key"
 }
 export -f run_one sets_of
-export gpuest tmp max_insts
+export gpuest tmp max_insts cache
 
 for w in $workloads; do
     for c in $configs; do echo "$w $c"; done
+    case " $sens_workloads " in *" $w "*) for c in $sens_configs; do echo "$w $c"; done ;; esac
 done | xargs -P "$jobs" -n 2 bash -c 'run_one "$@"' _
 
 # one line per run: workload config ipc reply_flits miss_rate read_reqs merges fm sm hi pdr fdr tmerged overflows
