@@ -5,7 +5,8 @@
 #   scripts/filtering-table.sh OUT.csv [GPUEST] [JOBS]
 #
 # For every workload of WORKLOADS (environment; default the 15 generators nearest the thesis'
-# benchmarks, docs/filtering.md) runs
+# benchmarks, then 2dconv, gemm and 3dconv, regular kernels without a thesis counterpart for the
+# request controller's check; docs/filtering.md) runs
 #   gpuest simulate --preset mesh56 --workload W --scale small --seed 1 --max-instructions N --set K=V...
 # (N = MAX_INSTS, default 500000) in these configurations:
 #   base      nothing
@@ -19,8 +20,8 @@
 # SENS=0 (environment) leaves the sensitivity runs out; SENS_WORKLOADS (default: every workload)
 # runs them on those workloads only. CACHE=dir (optional) takes a run from dir when dir holds its
 # three files (W.C.key, W.C.csv, W.C.out, as this script writes them into its temporary folder)
-# instead of simulating it again: the simulator is deterministic, so a run of the same binary and
-# command is the same run (used to resume a batch cut short).
+# instead of simulating it again, and keeps every new run there: the simulator is deterministic, so
+# a run of the same binary and command is the same run (used to resume a batch cut short).
 # Writes one row per (workload, configuration): IPC, IPC normalized to base and to dpc, reply flits
 # (the reply class's flits injected by the MCs: thesis Fig. 5.3's count at the injection queues) and
 # their ratios to base and dpc, L1D miss rate, read requests, the FM / SM / HI misses and MSHR
@@ -33,7 +34,7 @@ out=${1:?usage: filtering-table.sh OUT.csv [GPUEST] [JOBS]}
 gpuest=${2:-build-rel/gpuest}
 jobs=${3:-2}
 max_insts=${MAX_INSTS:-500000}
-workloads=${WORKLOADS:-"backprop bfs gaussian hotspot kmeans lud nw pathfinder srad streamcluster color fw pvc ss wordcount"}
+workloads=${WORKLOADS:-"backprop bfs gaussian hotspot kmeans lud nw pathfinder srad streamcluster color fw pvc ss wordcount 2dconv gemm 3dconv"}
 [ -x "$gpuest" ] || { echo "filtering-table.sh: $gpuest is not an executable (build it first)" >&2; exit 2; }
 
 configs="base dpc df_truc df_man man_norc"
@@ -76,6 +77,7 @@ run_one() { # workload configuration
         "${sets[@]}" --csv "$f.csv" > "$f.out" 2> "$f.err" || {
         echo "filtering-table.sh: $w / $c failed: $(cat "$f.err")" >&2; return 1; }
     echo "$w $c" > "$f.key"
+    [ -z "$cache" ] || cp "$f.csv" "$f.out" "$f.key" "$cache/"
 }
 export -f run_one sets_of
 export gpuest tmp max_insts cache
