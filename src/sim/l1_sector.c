@@ -286,21 +286,25 @@ void sim_l1s_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
 {
     sim_req_t *p = &g->pool.r[req];
     sm->ldst.stalled = 0; /* tags and MSHRs change: a stalled L1 access may go now */
-    if (p->answered) {
+    uint8_t got = p->reply_sectors ? p->reply_sectors & 0xF : 0xF; /* NO_SECTORS: none */
+    uint64_t line = p->line;
+    sim_time_t ready = g->now + sim_fill_delay_fs(g, p);
+    int answered = p->answered;
+    if (answered) { /* its warp was answered already; its sectors may serve a newer entry of the line */
         sm->warps[p->warp].pending_stores--;
         sim_pool_release(&g->pool, req);
-        return;
     }
-    uint8_t got = p->reply_sectors ? p->reply_sectors : 0xF;
-    int e = sim_mshr_find(&sm->mshr, p->line);
-    if (e < 0) { /* cannot happen: a sent record not yet answered always has its entry */
-        g->failed = 1;
+    int e = sim_mshr_find(&sm->mshr, line);
+    if (e < 0) {
+        if (!answered) /* cannot happen: a sent record not yet answered always has its entry */
+            g->failed = 1;
         return;
     }
     l1s_mshr_t *m = &sm->l1s->mshr[e];
     m->got |= got;
     m->pend &= (uint8_t)~got;
-    p->state = RQ_MERGED; /* its reply is in: it now waits like a merged request */
+    if (!answered)
+        p->state = RQ_MERGED; /* its reply is in: it now waits like a merged request */
     if (!m->pend)
-        complete(g, sm, e, g->now + sim_fill_delay_fs(g, p));
+        complete(g, sm, e, ready);
 }

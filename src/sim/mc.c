@@ -89,7 +89,7 @@ static void call_reply_hook(sim_gpu_t *g, sim_req_t *q)
     q->extra_core = clamp0(r.fill_delay);
     q->ctrl_flits = clamp0(r.ctrl_flits);
     q->bcast_flits = clamp0(r.bcast_flits);
-    q->reply_sectors = r.sectors & 0xF;
+    q->reply_sectors = r.sectors & 0x1F;
 }
 
 int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)

@@ -64,8 +64,10 @@ typedef struct {
                           * reply network just ahead of the reply (dictionary sync) */
     int bcast_flits;     /* > 0: a control packet of this size goes to every SM just ahead
                           * of the reply (code book shipping) */
-    uint8_t sectors;     /* data filtering: the sectors the reply carries (0: the whole line) */
+    uint8_t sectors;     /* data filtering: the sectors the reply carries (0: the whole line;
+                          * GPUEST_SIM_REPLY_NO_SECTORS: none, its data came with an earlier reply) */
 } gpuest_sim_reply_t;
+#define GPUEST_SIM_REPLY_NO_SECTORS 0x10
 
 /* Data filtering (data-filtering thesis 3.3, 4.1): an L1D read miss of the sector mode, as the
  * l1_sector_request hook sees it. */

@@ -59,8 +59,8 @@ typedef struct {
 typedef struct {
     uint64_t line;
     int sm;
-    int refs;       /* registered requests without a reply yet; 0 = free */
-    uint8_t unsent; /* sectors merged in since the entry's last reply */
+    int refs;     /* registered requests without a reply yet; 0 = free */
+    int32_t head; /* their tokens, chained through flt_t.nxt */
 } dft_entry_t;
 
 typedef struct {
@@ -77,10 +77,12 @@ typedef struct {
     wm_t *wm;      /* nsm */
     dft_t *table;  /* nmc */
     int32_t *slot; /* by request token: entry index + 1 (0: not registered) */
+    int32_t *nxt;  /* by request token: the next registered request of its entry (-1: last) */
+    uint8_t *owed; /* by request token: its sectors no reply of its entry has carried yet */
     int32_t nslot;
     /* statistics */
     uint64_t fm, sm_miss, hi, pdr, fdr, full_by_fdr, full_by_sm, full_by_ica;
-    uint64_t registered, merged, overflows, replies, pdr_replies, no_data, man_chosen;
+    uint64_t registered, merged, overflows, replies, pdr_replies, no_data, man_chosen, empty_replies;
     uint64_t flits_raw, flits_out, payload_bits, dpc_bits, sectors_sent;
     uint64_t win_reports, win_ica, evictions, used_hist[4], partial_ca;
 } flt_t;
@@ -202,7 +204,7 @@ static int table_alloc(dft_t *t, int sm, uint64_t line)
         return -1;
     for (int k = 0; k < t->n; k++)
         if (t->e[k].refs == 0) {
-            t->e[k] = (dft_entry_t){line, sm, 0, 0};
+            t->e[k] = (dft_entry_t){line, sm, 0, -1};
             t->used++;
             return k;
         }
@@ -217,10 +219,17 @@ static int grow_slots(flt_t *f, int32_t id)
     while (n <= id)
         n *= 2;
     int32_t *s = realloc(f->slot, (size_t)n * sizeof *s);
-    if (!s)
+    if (s)
+        f->slot = s;
+    int32_t *x = realloc(f->nxt, (size_t)n * sizeof *x);
+    if (x)
+        f->nxt = x;
+    uint8_t *o = realloc(f->owed, (size_t)n * sizeof *o);
+    if (o)
+        f->owed = o;
+    if (!s || !x || !o)
         return -1;
-    memset(s + f->nslot, 0, (size_t)(n - f->nslot) * sizeof *s);
-    f->slot = s;
+    memset(f->slot + f->nslot, 0, (size_t)(n - f->nslot) * sizeof *s);
     f->nslot = n;
     return 0;
 }
@@ -235,7 +244,6 @@ static void flt_accept(void *ctx, const gpuest_sim_req_info_t *req, uint64_t l2_
     int k = table_find(t, req->sm, req->line);
     if (k >= 0) {
         f->merged++;
-        t->e[k].unsent |= req->sectors & 0xF;
     } else if ((k = table_alloc(t, req->sm, req->line)) < 0) {
         f->overflows++;
         f->slot[req->id] = 0;
@@ -244,19 +252,33 @@ static void flt_accept(void *ctx, const gpuest_sim_req_info_t *req, uint64_t l2_
     t->e[k].refs++;
     f->registered++;
     f->slot[req->id] = k + 1;
+    f->owed[req->id] = req->sectors & 0xF;
+    f->nxt[req->id] = t->e[k].head;
+    t->e[k].head = req->id;
 }
 
-/* The sectors the reply of request req carries: 0xF unless it is a registered PDR. */
+/* The sectors the reply of request req carries: 0xF unless it is a registered PDR; then every sector
+ * any request of its entry is still owed (the OR-merge), which those requests are then owed no
+ * more; 0 when earlier replies of the entry carried all of its own. */
 static unsigned reply_mask(flt_t *f, const gpuest_sim_req_info_t *req)
 {
     if (!req->partial || req->id < 0 || req->id >= f->nslot || f->slot[req->id] == 0)
         return 0xF;
-    dft_entry_t *e = &f->table[req->mc].e[f->slot[req->id] - 1];
+    dft_t *t = &f->table[req->mc];
+    dft_entry_t *e = &t->e[f->slot[req->id] - 1];
+    unsigned mask = 0;
+    for (int32_t j = e->head; j >= 0; j = f->nxt[j]) {
+        mask |= f->owed[j];
+        f->owed[j] = 0;
+    }
+    int32_t *link = &e->head; /* unlink req */
+    while (*link >= 0 && *link != req->id)
+        link = &f->nxt[*link];
+    if (*link == req->id)
+        *link = f->nxt[req->id];
     f->slot[req->id] = 0;
-    unsigned mask = (req->sectors | e->unsent) & 0xFu;
-    e->unsent = 0;
     if (--e->refs == 0)
-        f->table[req->mc].used--;
+        t->used--;
     return mask;
 }
 
@@ -267,6 +289,15 @@ static void flt_reply(void *ctx, const gpuest_sim_req_info_t *req, const uint8_t
     unsigned mask = reply_mask(f, req);
     if (!data || req->mc < 0 || req->mc >= f->nmc) { /* an instruction line: sent as it is */
         f->no_data++;
+        return;
+    }
+    if (mask == 0) { /* merged: its sectors went with an earlier reply; a header-only packet answers it */
+        r->flits = 1;
+        r->sectors = GPUEST_SIM_REPLY_NO_SECTORS;
+        f->empty_replies++;
+        f->replies++;
+        f->flits_out += 1;
+        f->flits_raw += (uint64_t)gpuest_packet_flits(8u * LINE, f->cfg->noc.flit_bytes, f->cfg->noc.header_bytes);
         return;
     }
     uint32_t dpc_bits = gpuest_codec_payload_bits(&f->dpc, gpuest_codec_size_bits(&f->dpc, req->line, data));
@@ -315,6 +346,8 @@ static void flt_destroy(void *state)
     free(f->table);
     free(f->wm);
     free(f->slot);
+    free(f->nxt);
+    free(f->owed);
     free(f);
 }
 
@@ -381,6 +414,7 @@ static size_t flt_stats(void *state, gpuest_technique_stat_t *out, size_t max)
     n = tech_stat(out, n, max, "filtering.table_overflows", (double)f->overflows);
     n = tech_stat(out, n, max, "filtering.replies", (double)f->replies);
     n = tech_stat(out, n, max, "filtering.pdr_replies", (double)f->pdr_replies);
+    n = tech_stat(out, n, max, "filtering.merged_empty_replies", (double)f->empty_replies);
     n = tech_stat(out, n, max, "filtering.replies_without_data", (double)f->no_data);
     n = tech_stat(out, n, max, "filtering.man_chose_zero_filled", (double)f->man_chosen);
     n = tech_stat(out, n, max, "filtering.flits_uncompressed", (double)f->flits_raw);

@@ -276,8 +276,10 @@ static int flits_of(const tf_t *f, uint32_t bits)
     return gpuest_packet_flits(bits, f->cfg.noc.flit_bytes, f->cfg.noc.header_bytes);
 }
 
-/* Two PDRs of one SM and line merge (OR) in one entry: the first reply carries both regions, the
- * second its own; another SM's PDR of the line has its own entry. */
+/* Two PDRs of one SM and line merge (OR) in one entry: the first reply carries both regions and the
+ * second, whose sectors went with it, is a header-only packet carrying none (thesis 3.4.1.3.1: one
+ * merged reply with "1100"); another SM's PDR of the line has its own entry; a PDR that joins the
+ * entry after its first reply is owed its own sectors. */
 static void test_table_or_merges_same_sm_and_line(void **state)
 {
     (void)state;
@@ -288,9 +290,15 @@ static void test_table_or_merges_same_sm_and_line(void **state)
     accept(&f, 2, 3, 0x1000, 0x4);
     accept(&f, 3, 4, 0x1000, 0x8);
     assert_int_equal(reply(&f, 1, 3, 0x1000, 0x1, zero).sectors, 0x5);
+    accept(&f, 4, 3, 0x1000, 0x2); /* the entry lives on (request 2 has no reply yet) */
     assert_int_equal(reply(&f, 3, 4, 0x1000, 0x8, zero).sectors, 0x8);
-    assert_int_equal(reply(&f, 2, 3, 0x1000, 0x4, zero).sectors, 0x4);
-    assert_true(stat(&f, "filtering.table_merged") == 1);
+    gpuest_sim_reply_t r = reply(&f, 2, 3, 0x1000, 0x4, zero);
+    assert_int_equal(r.sectors, 0x2); /* request 4's sector: owed, carried by the next reply */
+    r = reply(&f, 4, 3, 0x1000, 0x2, zero);
+    assert_int_equal(r.sectors, GPUEST_SIM_REPLY_NO_SECTORS);
+    assert_int_equal(r.flits, 1);
+    assert_true(stat(&f, "filtering.table_merged") == 2);
+    assert_true(stat(&f, "filtering.merged_empty_replies") == 1);
     assert_true(stat(&f, "filtering.table_overflows") == 0);
     tech_done(&f);
 }
@@ -310,7 +318,7 @@ static void test_table_overflow_serves_whole_line(void **state)
     assert_true(stat(&f, "filtering.table_overflows") == 1);
     assert_int_equal(reply(&f, 3, 0, 0x3000, 0x1, zero).sectors, 0xF);
     assert_int_equal(reply(&f, 1, 0, 0x1000, 0x1, zero).sectors, 0x3);
-    assert_int_equal(reply(&f, 4, 0, 0x1000, 0x2, zero).sectors, 0x2); /* entry freed with this one */
+    assert_int_equal(reply(&f, 4, 0, 0x1000, 0x2, zero).sectors, GPUEST_SIM_REPLY_NO_SECTORS); /* frees it */
     accept(&f, 5, 0, 0x5000, 0x4);
     assert_true(stat(&f, "filtering.table_overflows") == 1);
     assert_int_equal(reply(&f, 5, 0, 0x5000, 0x4, zero).sectors, 0x4);
