@@ -65,28 +65,31 @@ END {
             100 * am(G, "fm"), 100 * am(G, "sm"), 100 * am(G, "hi")
     }
     print ""
-    print "## sensitivity (df_man, IPC/base geometric mean over all workloads and the favourable group; mean flits/base)"
+    print "## sensitivity (df_man over the workloads that have the sensitivity runs: IPC/base geometric mean, mean flits/base, per workload IPC/base)"
     split("ica25 df_man ica75 fdr30 fdr60 df_man win8 df_man win32 tab32 df_man tab1024", S, " ")
     split("ICA=25% ICA=50% ICA=75% FDR=30% FDR=60% FDR=90% window=8 window=16 window=32 table=32 table=256 table=1024", L, " ")
-    for (s = 1; s <= 12; s++) {
-        k = S[s]
-        if (!(k in cf)) continue
-        la = 0; na = 0; lf = 0; nf = 0; fsum = 0; osum = 0
-        for (i = 1; i <= n; i++) {
-            w = names[i]; key = w SUBSEP k
-            la += log(nb[key]); na++; fsum += fb[key]; osum += ov[key]
-            if (grp(w) == "fav") { lf += log(nb[key]); nf++ }
+    ns = 0
+    for (i = 1; i <= n; i++) if ((names[i] SUBSEP "ica25") in nb) sub_w[++ns] = names[i]
+    for (s = 1; s <= 12 && ns > 0; s++) {
+        k = S[s]; la = 0; fsum = 0; osum = 0; per = ""
+        for (i = 1; i <= ns; i++) {
+            key = sub_w[i] SUBSEP k
+            la += log(nb[key]); fsum += fb[key]; osum += ov[key]
+            per = per sprintf(" %s=%.3f", sub_w[i], nb[key])
         }
-        printf "%s %.3f %.3f %.3f overflows=%d\n", L[s], exp(la / na), nf ? exp(lf / nf) : 0, fsum / na, osum
+        printf "%s %.3f %.3f overflows=%d |%s\n", L[s], exp(la / ns), fsum / ns, osum, per
     }
     print ""
-    print "## request controller check: df_man IPC/base on the other group (pass: >= 0.99)"
+    print "## request controller check: df_man IPC on the other group against the baseline and against DPC (pass: >= 0.99)"
     for (i = 1; i <= n; i++) {
         w = names[i]
         if (grp(w) != "other") continue
         v = nb[w SUBSEP "df_man"]
         verdict = "FAIL"
         if (v >= 0.99) verdict = "pass"
-        printf "%s %.3f %s (no RC: %.3f)\n", w, v, verdict, nb[w SUBSEP "man_norc"]
+        v2 = nd[w SUBSEP "df_man"]
+        verdict2 = "FAIL"
+        if (v2 >= 0.99) verdict2 = "pass"
+        printf "%s vs base %.3f %s, vs DPC %.3f %s (no RC: %.3f, %.3f)\n", w, v, verdict, v2, verdict2, nb[w SUBSEP "man_norc"], nd[w SUBSEP "man_norc"]
     }
 }' "$in"
