@@ -15,8 +15,9 @@
  *  - FM (first miss): neither cached nor pending: the baseline miss (line reserved at miss time).
  * The sectors fetched are (the request controller's answer | need) & ~have, where have = valid
  * sectors | MSHR bitmap: never a sector already there or on its way.
- * A reply carries a sector map (gpuest_sim_req_t.reply_sectors; 0 = the whole line, as for an
- * FDR or a request the MC's filter table could not hold). Its sectors leave the MSHR bitmap;
+ * A reply carries a sector map (sim_req_t.reply_sectors; 0 = the whole line, as for an FDR or a
+ * request the MC's filter table could not hold; GPUEST_SIM_REPLY_NO_SECTORS = none, a merged
+ * request whose sectors came with another reply). Its sectors leave the MSHR bitmap;
  * when the bitmap is empty every sector asked for has arrived and the line is filled and becomes
  * valid, and every waiting request is answered (thesis 3.5: "when an entry in an MSHR is
  * deallocated the corresponding cache block becomes valid"). With OR-merging in the MC's filter

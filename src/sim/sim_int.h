@@ -82,7 +82,7 @@ typedef struct {
     sim_time_t t_accept;  /* tail accepted at the MC */
     sim_time_t t_reply;   /* reply packet created at the MC */
     sim_time_t t_inject_ok; /* earliest injection of the reply (compressor latency) */
-    uint8_t reply_sectors;  /* data filtering: sectors the reply carries (0: the whole line) */
+    uint8_t reply_sectors;  /* data filtering: sectors the reply carries (0: the whole line; 0x10: none) */
     uint8_t pdr;            /* data filtering: a partial data request of the L1D's sector mode */
     uint8_t answered;       /* data filtering: its warp was answered by another reply of the line (l1_sector.c) */
 } sim_req_t;

@@ -23,9 +23,11 @@
  *    entries, key SM id + line address); a PDR whose key is already there ORs its sector mask into
  *    that entry (thesis 3.3.1). A full table: the PDR is served as an FDR (whole line, plain DPC);
  *    counted as an overflow;
- *  - mc_reply: the reply of a registered PDR carries its own sectors plus those merged into its
- *    entry since the entry's last reply (so the first reply after a merge brings both, and the SM's
- *    MSHR bitmap empties early); the entry is freed with the reply of its last request. The data
+ *  - mc_reply: the reply of a registered PDR carries every sector its entry's requests are still
+ *    owed (so the first reply after a merge brings both regions and the SM's MSHR bitmap empties
+ *    early); a request owed nothing more gets a header-only reply carrying no sector (the thesis
+ *    sends one merged reply; our simulator answers every request); the entry is freed with the
+ *    reply of its last request. The data
  *    are reduced by DF-TRUC (only the critical sectors are DPC-encoded) or DF-MAN (non-critical
  *    sectors zero-filled, the better-compressing of original and manipulated line goes to DPC);
  *    FDRs and overflowed PDRs are plain DPC of the whole line. The packet payload is the DPC stream
