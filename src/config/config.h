@@ -53,6 +53,9 @@ typedef enum {
     GPUEST_COALESCE_WARPPOOL = 2,     /* inter-warp merging at the L1 (the paper's comparison point) */
     GPUEST_COALESCE_PCU_WARPPOOL = 3, /* both (paper Fig. 6) */
 } gpuest_coalescing_t;
+typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
+/* technique.filtering (data-filtering thesis 3.4.1.3: both with DPC) */
+typedef enum { GPUEST_FILTER_NONE = 0, GPUEST_FILTER_DF_TRUC = 1, GPUEST_FILTER_DF_MAN = 2 } gpuest_filtering_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 
 /* Shader cores (SMs). All latencies in core cycles. */
@@ -188,6 +191,12 @@ typedef struct {
     int warppool_queues;               /* WarpPool: line queues per SM */
     int warppool_depth;                /* WarpPool: requests one queue holds (merged into one L1 access) */
     int warppool_latency;              /* WarpPool: core cycles from entering the pool to the earliest L1 access */
+    int filtering;                     /* gpuest_filtering_t: critical-word data filtering with DPC */
+    int filter_table_entries;          /* data-filter table entries per MC port (thesis: 256) */
+    int filter_window;                 /* windows manager: accesses each window keeps (thesis: 16) */
+    int filter_ica_threshold;          /* request controller: ICA share (%) above which it fetches the whole line */
+    int filter_fdr_threshold;          /* request controller: FDR share (%) above which it fetches the whole line */
+    int filter_rc;                     /* 1: the request controller decides; 0: always the critical sectors */
 } gpuest_technique_cfg_t;
 
 /* Where each key got its value, so cross-field errors can name file:line.

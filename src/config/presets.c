@@ -192,6 +192,12 @@ static void common_defaults(gpuest_config_t *c)
     c->technique.warppool_queues = 32;
     c->technique.warppool_depth = 8;
     c->technique.warppool_latency = 2;
+    c->technique.filtering = GPUEST_FILTER_NONE;
+    c->technique.filter_table_entries = 256; /* data-filtering thesis Table 5.1 defaults */
+    c->technique.filter_window = 16;
+    c->technique.filter_ica_threshold = 50;
+    c->technique.filter_fdr_threshold = 90;
+    c->technique.filter_rc = 1;
 }
 
 /* Packet compression thesis Table 6.1: 15 SMs at 700 MHz, 6 MCs at 924 MHz, GTO,

@@ -21,6 +21,8 @@ static const char *const l1_compression_names[] = {"none",     "static_bdi",    
                                                    "static_bpc", "latte_cc",        "latte_cc_bdi_bpc",
                                                    "adaptive_hit_count", "adaptive_cmp", NULL};
 static const char *const coalescing_names[] = {"none", "pcu", "warppool", "pcu+warppool", NULL};
+static const char *const coalescing_names[] = {"none", "pcu", NULL};
+static const char *const filtering_names[] = {"none", "df_truc", "df_man", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
 
 const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
@@ -194,6 +196,18 @@ const config_key config_keys[] = {
      "WarpPool: requests one queue holds (all answered by one L1 access)"},
     {"technique", "warppool_latency", KEY_INT, OFF(technique.warppool_latency), 1, 100, NULL,
      "WarpPool: core cycles from entering the pool to the earliest L1 access (insert + select)"},
+    {"technique", "filtering", KEY_ENUM, OFF(technique.filtering), 0, 0, filtering_names,
+     "critical-word data filtering with DPC (none, df_truc, df_man: data-filtering thesis)"},
+    {"technique", "filter_table_entries", KEY_INT, OFF(technique.filter_table_entries), 1, 65536, NULL,
+     "data filtering: data-filter table entries per MC port (PDRs held between request and reply)"},
+    {"technique", "filter_window", KEY_INT, OFF(technique.filter_window), 1, 64, NULL,
+     "data filtering: entries of each windows-manager window (ICA 64/96/128 B and FDR)"},
+    {"technique", "filter_ica_threshold", KEY_INT, OFF(technique.filter_ica_threshold), 0, 100, NULL,
+     "data filtering: ICA share (%) of a window above which the whole line is fetched"},
+    {"technique", "filter_fdr_threshold", KEY_INT, OFF(technique.filter_fdr_threshold), 0, 100, NULL,
+     "data filtering: FDR share (%) of the FDR window above which the whole line is fetched"},
+    {"technique", "filter_rc", KEY_INT, OFF(technique.filter_rc), 0, 1, NULL,
+     "data filtering: 1 = the request controller decides PDR or FDR; 0 = always the critical sectors"},
 };
 
 const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];

@@ -39,7 +39,7 @@ static int enqueue_miss(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
     q->state = RQ_MISSQ;
     q->t_created = g->now;
     if (g->opts->hooks.l1_miss) {
-        gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+        gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc, -1, 0};
         g->opts->hooks.l1_miss(g->opts->hooks.ctx, &info, sim_core_cycle(g));
     }
     if (g->probe && sim_probe_take(g, sm, i))
@@ -62,6 +62,8 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         g->ctr.v[SC_write_reqs]++;
         return L1_MISS_SENT;
     }
+    if (sm->l1s) /* data filtering: the sector mode (l1_sector.c) */
+        return sim_l1s_load(g, sm, warp, r);
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
     if (way && (way->valid & r->sectors) == r->sectors) {
         sim_time_t done = g->now + hit_time(g, sm, r->line);
@@ -142,6 +144,10 @@ int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *
  * request waiting on its MSHR entry (the primary included); records are freed. */
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req)
 {
+    if (sm->l1s) { /* data filtering: the sector mode (l1_sector.c) */
+        sim_l1s_fill(g, sm, req);
+        return;
+    }
     sim_req_t *p = &g->pool.r[req];
     uint8_t sectors = 0xF; /* a read reply carries the whole 128-byte line */
     sm->ldst.stalled = 0;  /* tags and MSHRs change: a stalled L1 access may go now */

@@ -76,7 +76,7 @@ static int clamp0(int v) { return v > 0 ? v : 0; }
 
 static void call_reply_hook(sim_gpu_t *g, sim_req_t *q)
 {
-    gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+    gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc, (int32_t)(q - g->pool.r), q->pdr};
     uint8_t buf[GPUEST_LINE_BYTES];
     /* instruction lines are not in the program's memory image: no data for them */
     const uint8_t *data =
@@ -89,6 +89,7 @@ static void call_reply_hook(sim_gpu_t *g, sim_req_t *q)
     q->extra_core = clamp0(r.fill_delay);
     q->ctrl_flits = clamp0(r.ctrl_flits);
     q->bcast_flits = clamp0(r.bcast_flits);
+    q->reply_sectors = r.sectors & 0x1F;
 }
 
 int sim_mc_make_reply(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
@@ -325,7 +326,7 @@ static gpuest_err take_from_ni(sim_gpu_t *g, sim_mc_t *mc, int32_t *out, gpuest_
     if (q->op == GPUEST_MEM_LOAD) {
         GPUEST_TRY(track_locality(g, q));
         if (g->opts->hooks.mc_accept) {
-            gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+            gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc, i, q->pdr};
             g->opts->hooks.mc_accept(g->opts->hooks.ctx, &info, g->ticks[GPUEST_CLK_L2]);
         }
     }
@@ -369,7 +370,7 @@ gpuest_err sim_mc_receive(sim_gpu_t *g, sim_mc_t *mc, gpuest_error_t *err)
     if (i < 0)
         return GPUEST_OK;
     sim_req_t *q = &g->pool.r[i];
-    gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc};
+    gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc, i, q->pdr};
     int32_t leader = -1;
     int d = h->mc_front_accept(h->ctx, mc->id, i, &info, g->ticks[GPUEST_CLK_L2], &leader);
     if (d == GPUEST_SIM_FRONT_REFUSE || (d == GPUEST_SIM_FRONT_PASS && full)) {

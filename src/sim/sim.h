@@ -44,6 +44,8 @@ typedef struct {
     int op;          /* gpuest_mem_op_t */
     int sm;          /* requesting SM */
     int mc;          /* serving MC */
+    int32_t id;      /* mc_accept and mc_reply: the request's token at the MC (as mc_front_accept's req) */
+    int partial;     /* 1: a partial data request (PDR) of the L1D's sector mode (data filtering) */
 } gpuest_sim_req_info_t;
 
 /* What the mc_reply hook decides for one read reply. On entry: flits = the
@@ -62,7 +64,26 @@ typedef struct {
                           * reply network just ahead of the reply (dictionary sync) */
     int bcast_flits;     /* > 0: a control packet of this size goes to every SM just ahead
                           * of the reply (code book shipping) */
+    uint8_t sectors;     /* data filtering: the sectors the reply carries (0: the whole line;
+                          * GPUEST_SIM_REPLY_NO_SECTORS: none, its data came with an earlier reply) */
 } gpuest_sim_reply_t;
+#define GPUEST_SIM_REPLY_NO_SECTORS 0x10
+
+/* Data filtering (data-filtering thesis 3.3, 4.1): an L1D read miss of the sector mode, as the
+ * l1_sector_request hook sees it. */
+enum {
+    GPUEST_SIM_MISS_FM = 0, /* first miss: the line is neither cached nor pending */
+    GPUEST_SIM_MISS_SM = 1, /* subsequent miss: pending, and the sectors asked for so far lack some it needs */
+    GPUEST_SIM_MISS_HI = 2, /* hit but invalid: cached, but some sector it needs is not valid */
+};
+typedef struct {
+    int sm;
+    uint64_t line;
+    int kind;       /* GPUEST_SIM_MISS_* */
+    uint8_t need;   /* the warp's sector mask (the coalescer's 4-bit critical-region map) */
+    uint8_t have;   /* sectors valid in the line or already asked for (MSHR bitmap) */
+    uint8_t used;   /* sectors warps have needed from the line so far, this access included */
+} gpuest_sim_sector_miss_t;
 
 /* What an MC request front end does with a request ejected at its MC (mc_front_accept). */
 enum {
@@ -203,6 +224,15 @@ typedef struct {
      * whose resident lines must be invalidated now (0: none), e.g. when a code book changes. */
     void (*l1c_fill)(void *ctx, const gpuest_sim_l1c_event_t *ev, const uint8_t *data, gpuest_sim_l1c_line_t *out);
     unsigned (*l1c_access)(void *ctx, const gpuest_sim_l1c_event_t *ev);
+    /* Data filtering (src/sim/l1_sector.c, docs/filtering.md). When l1_sector_request is set the
+     * L1D works sector by sector: a line's valid bitmap grows with partial fills, a request
+     * needing a sector the line lacks is an FM / SM / HI miss, and every such miss asks
+     * l1_sector_request which sectors to fetch (the request controller); the simulator sends
+     * (answer | need) & ~have, exactly the missing sectors. l1_sector_window (may be NULL) sees
+     * each completed MSHR entry (evicted = 0) and each evicted line (evicted = 1) with the union
+     * of the sectors warps used and whether they were used inconsistently (the windows manager). */
+    unsigned (*l1_sector_request)(void *ctx, const gpuest_sim_sector_miss_t *miss);
+    void (*l1_sector_window)(void *ctx, int sm, unsigned used, int inconsistent, int evicted);
 } gpuest_sim_hooks_t;
 
 /* ================================================================ options */

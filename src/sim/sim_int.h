@@ -84,6 +84,9 @@ typedef struct {
     sim_time_t t_reply;   /* reply packet created at the MC */
     sim_time_t t_inject_ok; /* earliest injection of the reply (compressor latency) */
     uint8_t llc_back;       /* LA-LLC: the sharer missed; the L2 answers this read itself (probe.c) */
+    uint8_t reply_sectors;  /* data filtering: sectors the reply carries (0: the whole line; 0x10: none) */
+    uint8_t pdr;            /* data filtering: a partial data request of the L1D's sector mode */
+    uint8_t answered;       /* data filtering: its warp was answered by another reply of the line (l1_sector.c) */
 } sim_req_t;
 
 typedef struct {
@@ -243,6 +246,7 @@ typedef struct {
     uint64_t lt_avail, lt_cycles, lt_issue, lt_runs;
     struct sim_l1c_s *l1comp; /* compressed L1D state (l1_compressed.c); NULL: plain L1D */
     struct sim_wp_s *wp; /* WarpPool between the LD/ST unit and the L1D (warppool.c), NULL when off */
+    struct sim_l1s_s *l1s; /* the L1D's sector mode of data filtering (l1_sector.c), NULL when off */
 } sim_sm_t;
 
 gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_error_t *err);
@@ -320,6 +324,11 @@ int sim_wp_len(const sim_sm_t *sm); /* requests waiting in the pool (0 without o
 int sim_wp_insert(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, const gpuest_line_req_t *r, int op);
 /* One cycle: the FIFO head queue's L1 access (when due), then one request from the LD/ST unit. */
 void sim_wp_step(sim_gpu_t *g, sim_sm_t *sm);
+/* l1_sector.c: the L1D's sector mode (data filtering), on when hooks.l1_sector_request is set. */
+gpuest_err sim_l1s_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
+void sim_l1s_free(sim_sm_t *sm);
+sim_l1_outcome_t sim_l1s_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r);
+void sim_l1s_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
 /* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a

@@ -39,6 +39,7 @@ gpuest_err sim_sm_init(sim_gpu_t *g, sim_sm_t *sm, int id, int node, gpuest_erro
     for (int s = 0; s < c->core.warps_per_sm; s++)
         sm->warps[s].reg_ready = sm->regs + (size_t)s * GPUEST_REG_COUNT;
     GPUEST_TRY(sim_wp_init(g, sm, err));
+    GPUEST_TRY(sim_l1s_init(g, sm, err));
     return sim_front_init(g, sm, err);
 }
 
@@ -51,6 +52,7 @@ void sim_sm_free(sim_gpu_t *g, sim_sm_t *sm)
     sim_tags_free(&sm->l1);
     sim_l1c_free(sm);
     sim_mshr_free(&sm->mshr);
+    sim_l1s_free(sm);
     sim_fifo_free(&sm->missq);
     free(sm->regs);
     sim_front_free(sm);

@@ -10,12 +10,14 @@ extern const gpuest_technique_t gpuest_tech_compression;
 extern const gpuest_technique_t gpuest_tech_coalescing;
 extern const gpuest_technique_t gpuest_tech_probing;
 extern const gpuest_technique_t gpuest_tech_l1compression;
+extern const gpuest_technique_t gpuest_tech_filtering;
 
 const gpuest_technique_t *const gpuest_techniques[] = {
     &gpuest_tech_compression,
     &gpuest_tech_coalescing,
     &gpuest_tech_probing,
     &gpuest_tech_l1compression,
+    &gpuest_tech_filtering,
     NULL,
 };
 

@@ -451,7 +451,7 @@ static void measure_line(comp_t *c, const gpuest_memimg_t *img, uint64_t line, d
     gpuest_memimg_read_line(img, line, buf);
     uint64_t i = h->lines++;
     gpuest_sim_req_info_t req = {line, 0xf, GPUEST_MEM_LOAD, (int)((i / (uint64_t)c->nmc) % (uint64_t)c->nsm),
-                                 (int)(i % (uint64_t)c->nmc)};
+                                 (int)(i % (uint64_t)c->nmc), -1, 0};
     gpuest_sim_reply_t r;
     memset(&r, 0, sizeof r);
     r.flits = raw_flits;

@@ -48,7 +48,7 @@ static void fixture(pcu_fixture_t *f, int rgrs)
 
 static int accept(pcu_fixture_t *f, int32_t req, int op, int sm, uint64_t line, int32_t *leader)
 {
-    gpuest_sim_req_info_t info = {line, 0xF, op, sm, 0};
+    gpuest_sim_req_info_t info = {line, 0xF, op, sm, 0, -1, 0};
     *leader = -1;
     return f->h.mc_front_accept(f->h.ctx, 0, req, &info, 0, leader);
 }
