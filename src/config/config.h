@@ -53,7 +53,6 @@ typedef enum {
     GPUEST_COALESCE_WARPPOOL = 2,     /* inter-warp merging at the L1 (the paper's comparison point) */
     GPUEST_COALESCE_PCU_WARPPOOL = 3, /* both (paper Fig. 6) */
 } gpuest_coalescing_t;
-typedef enum { GPUEST_COALESCE_NONE = 0, GPUEST_COALESCE_PCU = 1 } gpuest_coalescing_t;
 /* technique.filtering (data-filtering thesis 3.4.1.3: both with DPC) */
 typedef enum { GPUEST_FILTER_NONE = 0, GPUEST_FILTER_DF_TRUC = 1, GPUEST_FILTER_DF_MAN = 2 } gpuest_filtering_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
