@@ -14,5 +14,6 @@ int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_sample(int argc, char **argv);
 int cli_cmd_estimate(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
+int cli_cmd_l1cfann(int argc, char **argv);
 
 #endif

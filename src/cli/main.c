@@ -24,6 +24,7 @@ static const command_entry commands[] = {
     {"calibrate", cli_cmd_calibrate, "fit the analytical model to simulated runs of a workload"},
     {"estimate", cli_cmd_estimate, "calibrated analytical estimate of IPC / AMAT / network load with intervals"},
     {"validate", cli_cmd_validate, "estimates against full detailed runs on held-out configurations"},
+    {"l1c-fann", cli_cmd_l1cfann, "LATTE-CC's FANN mode selector: train and check it on per-EP oracle labels"},
 };
 
 static void print_help(FILE *out)

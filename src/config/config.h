@@ -36,6 +36,7 @@ typedef enum {
     GPUEST_L1COMP_LATTE_CC_BDI_BPC,
     GPUEST_L1COMP_ADAPTIVE_HIT_COUNT,
     GPUEST_L1COMP_ADAPTIVE_CMP,
+    GPUEST_L1COMP_FANN,
 } gpuest_l1_compression_t;
 typedef enum { GPUEST_ALLOC_ISLIP = 0, GPUEST_ALLOC_SEPARABLE_IF = 1 } gpuest_allocator_t;
 

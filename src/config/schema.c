@@ -18,7 +18,7 @@ static const char *const dram_sched_names[] = {"frfcfs", "fcfs", NULL};
 static const char *const coalescing_names[] = {"none", "pcu", NULL};
 static const char *const l1_compression_names[] = {"none",     "static_bdi",       "static_sc",
                                                    "static_bpc", "latte_cc",        "latte_cc_bdi_bpc",
-                                                   "adaptive_hit_count", "adaptive_cmp", NULL};
+                                                   "adaptive_hit_count", "adaptive_cmp", "fann", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};
 
 const char *const config_sections[] = {"preset", "core", "l1", "l2", "dram", "mc", "noc", "technique", NULL};
