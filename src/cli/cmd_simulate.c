@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_source.h"
 #include "commands.h"
+#include "l1c_oracle.h"
 #include "sim/sim.h"
 #include "technique/technique.h"
 #include "workload/workload.h"
@@ -34,15 +35,20 @@ static void simulate_help(FILE *out)
             "  --watchdog N           core cycles without progress before reporting a deadlock (200000)\n"
             "  --csv FILE             one row per kernel and a 'total' row, all statistics\n"
             "  --samples FILE         per-SM time series (available warps, cycles per schedule) as CSV\n"
-            "  --links FILE           per-link flits and utilization as CSV\n\n"
+            "  --links FILE           per-link flits and utilization as CSV\n"
+            "  --l1c-oracle FILE      with technique.l1_compression=latte_cc: label every EP of every SM\n"
+            "                         with its fastest L1D mode (forked runs of each), follow the labels\n"
+            "                         (the per-EP oracle) and write the EPs' features and labels as CSV\n"
+            "  --l1c-horizon N        EPs each forked run keeps its mode before it is timed (default 1)\n"
+            "  --l1c-every K          label one EP in K of each SM and keep the label between (default 1)\n\n"
             "Techniques are switched on with --set technique.KEY=V (see 'gpuest config show');\n"
             "each prints its own statistics as 'technique NAME = VALUE' lines.\n");
 }
 
 typedef struct {
     cli_source_t src;
-    const char *csv, *samples, *links;
-    unsigned long long max_cycles, max_insts, watchdog;
+    const char *csv, *samples, *links, *l1c_oracle;
+    unsigned long long max_cycles, max_insts, watchdog, l1c_horizon, l1c_every;
     cli_config_t mc;
 } sim_args_t;
 
@@ -68,10 +74,13 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
         const char **str = cli_args_is(&a, "csv")         ? &o->csv
                             : cli_args_is(&a, "samples")   ? &o->samples
                             : cli_args_is(&a, "links")     ? &o->links
+                            : cli_args_is(&a, "l1c-oracle") ? &o->l1c_oracle
                                                            : NULL;
         unsigned long long *num = cli_args_is(&a, "max-cycles")         ? &o->max_cycles
                                   : cli_args_is(&a, "max-instructions") ? &o->max_insts
                                   : cli_args_is(&a, "watchdog")         ? &o->watchdog
+                                  : cli_args_is(&a, "l1c-horizon")      ? &o->l1c_horizon
+                                  : cli_args_is(&a, "l1c-every")        ? &o->l1c_every
                                                                         : NULL;
         if (str) {
             if (!(*str = cli_args_value(&a)))
@@ -84,7 +93,10 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
         }
     }
     int rc = cli_source_check(&o->src, a.cmd, 0, "--workload, --trace, --csv-trace");
-    return rc ? rc : cli_config_finish(&o->mc, a.cmd);
+    rc = rc ? rc : cli_config_finish(&o->mc, a.cmd);
+    if (rc == 0 && o->l1c_oracle && o->mc.cfg.technique.l1_compression != GPUEST_L1COMP_LATTE_CC)
+        return cli_usage_error(a.cmd, "--l1c-oracle needs --set technique.l1_compression=latte_cc");
+    return rc;
 }
 
 /* ------------------------------------------------------------ tables */
@@ -325,7 +337,18 @@ int cli_cmd_simulate(int argc, char **argv)
     gpuest_progress_set_unit(so.progress, "inst");
     gpuest_progress_set_aux_unit(so.progress, "cycles");
     gpuest_sim_result_t r;
+    if (o.l1c_oracle)
+        cli_l1c_oracle_start(gpuest_workload_name(wl), (unsigned)o.l1c_horizon, (unsigned)o.l1c_every, &err);
     rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
+    if (o.l1c_oracle) { /* a child whose EP outlived the run ends here */
+        gpuest_error_t oerr;
+        gpuest_error_clear(&oerr);
+        gpuest_err orc = cli_l1c_oracle_finish(o.l1c_oracle, &oerr);
+        if (rc == GPUEST_OK && orc != GPUEST_OK) {
+            rc = orc;
+            err = oerr;
+        }
+    }
     gpuest_progress_finish(so.progress);
     int code = rc != GPUEST_OK ? cli_report("simulate", rc, &err) : report(&o, gpuest_workload_name(wl), &r);
     if (rc == GPUEST_OK)

@@ -19,5 +19,6 @@ int cli_cmd_sweep(int argc, char **argv);
 int cli_cmd_results(int argc, char **argv);
 int cli_cmd_plot(int argc, char **argv);
 int cli_cmd_report(int argc, char **argv);
+int cli_cmd_l1cfann(int argc, char **argv);
 
 #endif

@@ -28,6 +28,7 @@ static const command_entry commands[] = {
     {"results", cli_cmd_results, "a sweep database as a table or CSV, filtered with --where"},
     {"plot", cli_cmd_plot, "a figure of a sweep's results database through gnuplot (png, svg)"},
     {"report", cli_cmd_report, "one self-contained HTML page of a sweep's results database"},
+    {"l1c-fann", cli_cmd_l1cfann, "LATTE-CC's FANN mode selector: train and check it on per-EP oracle labels"},
 };
 
 static void print_help(FILE *out)

@@ -46,6 +46,7 @@ typedef enum {
     GPUEST_L1COMP_LATTE_CC_BDI_BPC,
     GPUEST_L1COMP_ADAPTIVE_HIT_COUNT,
     GPUEST_L1COMP_ADAPTIVE_CMP,
+    GPUEST_L1COMP_FANN,
 } gpuest_l1_compression_t;
 typedef enum {
     GPUEST_COALESCE_NONE = 0,

@@ -25,6 +25,9 @@
  *    positive counter wins, none when no counter is positive. Their 'avoidable miss' term (a
  *    miss whose tag is still present) is left out: our tags keep the address of any invalidated
  *    line, evicted for room or not, so it cannot be told apart.
+ *  - fann: the same sampling (none, BDI, SC); at the end of every EP the SM's features
+ *    (gpuest_l1c_fann_feature_names) go through models/latte-fann.net and the mode with the
+ *    largest output runs the next EP (docs/latte-cc.md, "The FANN mode selector").
  * Ties go to the lower latency mode (none, then BDI, then the high-capacity one).
  *
  * SC (statistical compression): each SM has a value frequency table (1024 entries, 12-bit
@@ -41,6 +44,7 @@
 #include <string.h>
 
 #include "compress/compress.h"
+#include "learn/learn.h"
 #include "technique_int.h"
 
 #define EP_ACCESSES 256
@@ -54,7 +58,7 @@
 static const int decomp_cycles[GPUEST_L1C_MODES] = {0, 2, 14, 11};
 static const char *const mode_names[GPUEST_L1C_MODES] = {"none", "bdi", "sc", "bpc"};
 
-typedef enum { RULE_STATIC, RULE_AMAT, RULE_HIT_COUNT, RULE_CMP } rule_t;
+typedef enum { RULE_STATIC, RULE_AMAT, RULE_HIT_COUNT, RULE_CMP, RULE_FANN } rule_t;
 
 typedef struct {
     int ep_acc;      /* accesses in the current EP */
@@ -71,6 +75,10 @@ typedef struct {
     gpuest_codec_t sc_codec;
     int book_ready;
     unsigned pending_invalidate; /* modes to invalidate at the next access */
+    /* this EP's accesses as the FANN features need them */
+    uint64_t ep_miss, ep_hits, ep_extra, ep_chits, ep_qpos;
+    double prev_miss_rate;
+    uint64_t eps_done; /* EPs of this SM ended so far */
 } sm_state_t;
 
 typedef struct {
@@ -90,7 +98,22 @@ typedef struct {
     size_t ncap, capcap;
     uint64_t hits, hit_extra_sum, hitlat_bin[HITLAT_BINS];
     uint64_t fills, fills_compressed, fill_bytes;
+    gpuest_learn_net_t *net; /* fann only */
 } l1c_t;
+
+const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES] = {
+    "avail_warps", "cycles_per_schedule", "latency_tolerance", "hit_ratio_none", "hit_ratio_bdi", "hit_ratio_sc",
+    "wait_bdi", "wait_sc", "miss_rate", "miss_rate_change", "miss_latency", "queue_depth", "capacity",
+    "ep_in_period", "mode_none", "mode_bdi", "mode_sc", "hit_extra"};
+
+static gpuest_l1c_ep_fn ep_observer;
+static void *ep_observer_ctx;
+
+void gpuest_l1c_set_ep_observer(gpuest_l1c_ep_fn fn, void *ctx)
+{
+    ep_observer = fn;
+    ep_observer_ctx = ctx;
+}
 
 static const char *const l1c_keys[] = {"l1_compression", NULL};
 
@@ -125,6 +148,7 @@ static void l1c_destroy(void *state)
     }
     free(c->sm);
     free(c->cap_cycle);
+    gpuest_learn_net_destroy(c->net);
     free(c);
 }
 
@@ -141,6 +165,7 @@ static void set_policy(l1c_t *c, int policy)
         [GPUEST_L1COMP_LATTE_CC_BDI_BPC] = {RULE_AMAT, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_BPC}, 3},
         [GPUEST_L1COMP_ADAPTIVE_HIT_COUNT] = {RULE_HIT_COUNT, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
         [GPUEST_L1COMP_ADAPTIVE_CMP] = {RULE_CMP, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
+        [GPUEST_L1COMP_FANN] = {RULE_FANN, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
     };
     c->rule = table[policy].rule;
     c->ncand = table[policy].ncand;
@@ -166,6 +191,14 @@ static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gp
     const gpuest_compress_algo_t *a;
     gpuest_codec_opts_t o = {.line_bytes = GPUEST_LINE_BYTES};
     gpuest_err rc = gpuest_compress_lookup("bdi", &a, err);
+    if (rc == GPUEST_OK && c->rule == RULE_FANN) {
+        char net_path[4096], scale_path[4096];
+        const char *dir = env->model_dir ? env->model_dir : "models";
+        snprintf(net_path, sizeof net_path, "%s/latte-fann.net", dir);
+        snprintf(scale_path, sizeof scale_path, "%s/latte-fann.scale.csv", dir);
+        rc = gpuest_learn_net_load(net_path, scale_path, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS, &c->net,
+                                   err);
+    }
     if (rc == GPUEST_OK)
         rc = gpuest_codec_init(&c->bdi, a, &o, err);
     if (rc == GPUEST_OK)
@@ -286,6 +319,58 @@ static gpuest_err build_book(sm_state_t *s)
     return rc;
 }
 
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+/* The FANN features of SM s at the end of its EP (after eq. 4 of the EP is measured, before the
+ * period's counters restart): what the SM's own counters show, nothing from other SMs. */
+static void fann_features(const l1c_t *c, const sm_state_t *s, const gpuest_sim_l1c_event_t *ev, double avail,
+                          double cps, double x[GPUEST_L1C_FANN_FEATURES])
+{
+    double miss_rate = ratio(s->ep_miss, EP_ACCESSES);
+    x[0] = avail;
+    x[1] = cps;
+    x[2] = s->lt;
+    x[3] = ratio(s->nhit[GPUEST_L1C_NONE], s->nhit[GPUEST_L1C_NONE] + s->nmiss[GPUEST_L1C_NONE]);
+    x[4] = ratio(s->nhit[GPUEST_L1C_BDI], s->nhit[GPUEST_L1C_BDI] + s->nmiss[GPUEST_L1C_BDI]);
+    x[5] = ratio(s->nhit[GPUEST_L1C_SC], s->nhit[GPUEST_L1C_SC] + s->nmiss[GPUEST_L1C_SC]);
+    x[6] = hit_latency(c, s, GPUEST_L1C_BDI) - c->base_hit;
+    x[7] = hit_latency(c, s, GPUEST_L1C_SC) - c->base_hit;
+    x[8] = miss_rate;
+    x[9] = miss_rate - s->prev_miss_rate;
+    x[10] = miss_latency(ev);
+    x[11] = ratio(s->ep_qpos, s->ep_chits);
+    x[12] = (double)ev->valid_lines * GPUEST_LINE_BYTES / (double)c->l1_bytes;
+    x[13] = s->ep;
+    x[14] = s->mode == GPUEST_L1C_NONE;
+    x[15] = s->mode == GPUEST_L1C_BDI;
+    x[16] = s->mode == GPUEST_L1C_SC;
+    x[17] = ratio(s->ep_extra, s->ep_hits);
+}
+
+/* The mode of the largest network output (ties: the lower latency mode). */
+static int fann_choice(const l1c_t *c, const double x[GPUEST_L1C_FANN_FEATURES])
+{
+    double y[GPUEST_L1C_FANN_OUTPUTS];
+    gpuest_learn_net_run(c->net, x, y);
+    int best = 0;
+    for (int i = 1; i < GPUEST_L1C_FANN_OUTPUTS; i++)
+        if (y[i] > y[best])
+            best = i;
+    return c->cand[best];
+}
+
+/* The next EP's mode: the rule's, then the observer's word if one is set. */
+static int next_mode(const l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t *ev, double avail, double cps)
+{
+    if (c->rule == RULE_STATIC)
+        return s->mode;
+    gpuest_l1c_ep_t ep = {.sm = ev->sm, .ep = s->eps_done, .core_cycle = ev->core_cycle, .mode = s->mode};
+    fann_features(c, s, ev, avail, cps, ep.x);
+    ep.choice = c->rule == RULE_FANN ? fann_choice(c, ep.x) : choose_mode(c, s, miss_latency(ev));
+    int forced = ep_observer ? ep_observer(ep_observer_ctx, &ep) : -1;
+    return forced >= 0 && forced < GPUEST_L1C_MODES ? forced : ep.choice;
+}
+
 /* The EP of SM s ended with access ev: measure, roll the period, decide the next mode. */
 static void end_ep(l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t *ev)
 {
@@ -310,8 +395,10 @@ static void end_ep(l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t *ev)
         if (built_last) /* the new book takes over: lines coded with the old one go */
             s->pending_invalidate |= 1u << GPUEST_L1C_SC;
     }
-    if (c->rule != RULE_STATIC)
-        s->mode = choose_mode(c, s, miss_latency(ev));
+    s->mode = next_mode(c, s, ev, avail, cps);
+    s->prev_miss_rate = ratio(s->ep_miss, EP_ACCESSES);
+    s->ep_miss = s->ep_hits = s->ep_extra = s->ep_chits = s->ep_qpos = 0;
+    s->eps_done++;
     s->ep_acc = 0;
     if (++s->ep == EPS_PER_PERIOD) {
         s->ep = 0;
@@ -362,6 +449,14 @@ static unsigned l1c_access(void *ctx, const gpuest_sim_l1c_event_t *ev)
             s->dec_sum[ev->mode] += (uint64_t)ev->extra_cycles;
             s->dec_n[ev->mode]++;
         }
+        s->ep_hits++;
+        s->ep_extra += (uint64_t)ev->extra_cycles;
+        if (ev->mode != GPUEST_L1C_NONE) {
+            s->ep_chits++;
+            s->ep_qpos += (uint64_t)(ev->queue_pos > 0 ? ev->queue_pos : 0);
+        }
+    } else {
+        s->ep_miss++;
     }
     int m = dedicated_mode(c, ev->set, ev->sets);
     if (m >= 0)

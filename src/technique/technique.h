@@ -98,6 +98,32 @@ void gpuest_technique_set_destroy(gpuest_technique_set_t *set);
 /* Statistics of every active technique, in registry order; returns how many. */
 size_t gpuest_technique_set_stats(gpuest_technique_set_t *set, gpuest_technique_stat_t *out, size_t max);
 
+/* ---------------------------------------------------------------- LATTE-CC's FANN mode selector
+ * (technique.l1_compression = fann, docs/latte-cc.md). At the end of every EP of every SM the
+ * compressed L1 policy computes the features below from what the SM observes; the fann policy
+ * feeds them to models/latte-fann.net (outputs: none, BDI, SC; the largest wins). */
+#define GPUEST_L1C_FANN_FEATURES 18
+#define GPUEST_L1C_FANN_OUTPUTS 3 /* none, BDI, SC */
+extern const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES];
+
+/* One EP end as an observer sees it. */
+typedef struct {
+    int sm;
+    uint64_t ep;         /* EPs of this SM ended before this one */
+    uint64_t core_cycle; /* the access that ended the EP */
+    int mode;            /* the mode of the EP that ended */
+    int choice;          /* the policy's mode for the next EP */
+    double x[GPUEST_L1C_FANN_FEATURES];
+} gpuest_l1c_ep_t;
+
+/* Called at every EP end of the compressed L1's adaptive policies; returns the mode of the SM's
+ * next EP (GPUEST_L1C_*), or -1 to keep the policy's choice. Process-wide, one at a time, for
+ * the label collection of 'gpuest simulate --l1c-oracle' (the simulator is single-threaded;
+ * passing it through every layer that creates techniques would touch them all for one tool).
+ * NULL removes it. */
+typedef int (*gpuest_l1c_ep_fn)(void *ctx, const gpuest_l1c_ep_t *ep);
+void gpuest_l1c_set_ep_observer(gpuest_l1c_ep_fn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
  *  - the period: the SC book is built from the first EP's lines, rebuilt from the last EP's, and
  *    the SC lines are invalidated exactly when the new period starts;
  *  - every policy's choice on one scripted EP, worked by hand from eq. 2 (clamped) and eq. 4. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,9 @@
 
 #include "technique/technique.h"
 #include "technique/technique_int.h"
+#include "learn/learn.h"
+
+#include <unistd.h>
 
 #define FOLLOWER_SET 3
 
@@ -29,6 +33,8 @@ typedef struct {
     int accesses;
 } fx_t;
 
+static const char *fixture_model_dir; /* models of the fann policy (NULL: "models") */
+
 static void fixture(fx_t *f, int policy)
 {
     memset(f, 0, sizeof *f);
@@ -37,8 +43,10 @@ static void fixture(fx_t *f, int policy)
     f->cfg.l1.hit_latency = 20;
     f->cfg.technique.l1_compression = policy;
     assert_int_equal(gpuest_technique_validate(&f->cfg, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
-    gpuest_technique_env_t env = {&f->cfg, NULL, NULL, NULL, 1, NULL};
-    assert_int_equal(gpuest_technique_set_create(&env, &f->h, &f->set, &e), GPUEST_OK);
+    gpuest_technique_env_t env = {&f->cfg, NULL, NULL, fixture_model_dir, 1, NULL};
+    gpuest_err rc = gpuest_technique_set_create(&env, &f->h, &f->set, &e);
+    if (rc != GPUEST_OK)
+        fail_msg("%s", e.msg);
     assert_non_null(f->h.l1c_fill);
     assert_non_null(f->h.l1c_access);
 }
@@ -274,8 +282,200 @@ static void test_static_choice(void **state)
     assert_int_equal(choice(GPUEST_L1COMP_STATIC_BPC, GPUEST_L1C_SC, 14, 0, 0, 0), GPUEST_L1C_BPC);
 }
 
+/* ---------------------------------------------------------------- the FANN selector's features
+ * A scripted EP 0 (SM 0, every event with 64 valid lines): none's set 10 hits / 40 misses, BDI's
+ * 20 hits (4 decompression cycles, queue position 1) / 30 misses, SC's 8 hits (28 cycles, queue
+ * position 1) / 2 misses, 146 follower misses; counters: 6000 available-warp cycles over 2000
+ * cycles, 1000 issues in 500 scheduler runs. By hand: avail 3, cycles per schedule 2, LT 6, hit
+ * ratios 0.2 / 0.4 / 0.8, waits 4 and 28, miss rate 218/256, miss latency 200, queue depth 28/28,
+ * capacity 64 x 128 / 16384 = 0.5, EP 0, mode none, hit extra (80 + 224) / 38 = 8. */
+static gpuest_l1c_ep_t last_ep;
+static int seen_eps;
+
+static int capture_ep(void *ctx, const gpuest_l1c_ep_t *ep)
+{
+    (void)ctx;
+    last_ep = *ep;
+    seen_eps++;
+    return -1;
+}
+
+static void access_q(fx_t *f, int set, int hit, int n, int mode, int extra, int qpos)
+{
+    for (int i = 0; i < n; i++) {
+        gpuest_sim_l1c_event_t ev = event(f, set, hit);
+        ev.mode = mode;
+        ev.extra_cycles = hit ? extra : 0;
+        ev.queue_pos = qpos;
+        ev.valid_lines = 64;
+        f->h.l1c_access(f->h.ctx, &ev);
+        f->accesses++;
+    }
+}
+
+static void feature_ep(fx_t *f)
+{
+    access_q(f, 0, 1, 10, GPUEST_L1C_NONE, 0, 0);
+    access_q(f, 0, 0, 40, 0, 0, 0);
+    access_q(f, 1, 1, 20, GPUEST_L1C_BDI, 4, 1);
+    access_q(f, 1, 0, 30, 0, 0, 0);
+    access_q(f, 2, 1, 8, GPUEST_L1C_SC, 28, 1);
+    access_q(f, 2, 0, 2, 0, 0, 0);
+    f->avail_sum = 6000;
+    f->sm_cycles = 2000;
+    f->issue = 1000;
+    f->runs = 500;
+    access_q(f, FOLLOWER_SET, 0, 146, 0, 0, 0);
+}
+
+static void test_fann_features_on_scripted_ep(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture(&f, GPUEST_L1COMP_LATTE_CC);
+    seen_eps = 0;
+    gpuest_l1c_set_ep_observer(capture_ep, NULL);
+    feature_ep(&f);
+    assert_int_equal(seen_eps, 1);
+    static const double want[GPUEST_L1C_FANN_FEATURES] = {
+        3, 2, 6, 0.2, 0.4, 0.8, 4, 28, 218.0 / 256, 218.0 / 256, 200, 1, 0.5, 0, 1, 0, 0, 8};
+    for (int i = 0; i < GPUEST_L1C_FANN_FEATURES; i++)
+        if (fabs(last_ep.x[i] - want[i]) > 1e-12)
+            fail_msg("feature %s: %.17g, want %.17g", gpuest_l1c_fann_feature_names[i], last_ep.x[i], want[i]);
+    assert_int_equal(last_ep.ep, 0);
+    assert_int_equal(last_ep.mode, GPUEST_L1C_NONE);
+    assert_int_equal(last_ep.choice, tech_l1c_mode(f.h.ctx, 0)); /* no override: the rule's choice runs */
+    /* EP 1, all misses: the change of the miss rate, EP 1, the mode chosen at the end of EP 0 */
+    int m1 = tech_l1c_mode(f.h.ctx, 0);
+    access_q(&f, FOLLOWER_SET, 0, 256, 0, 0, 0);
+    assert_int_equal(seen_eps, 2);
+    assert_true(fabs(last_ep.x[9] - (1.0 - 218.0 / 256)) < 1e-12);
+    assert_true(last_ep.x[13] == 1.0);
+    assert_true(last_ep.x[14 + (m1 == GPUEST_L1C_BDI ? 1 : m1 == GPUEST_L1C_SC ? 2 : 0)] == 1.0);
+    assert_int_equal(last_ep.mode, m1);
+    gpuest_l1c_set_ep_observer(NULL, NULL);
+    done(&f);
+}
+
+/* An observer's word replaces the rule's choice for the next EP. */
+static int force_sc(void *ctx, const gpuest_l1c_ep_t *ep)
+{
+    (void)ctx;
+    (void)ep;
+    return GPUEST_L1C_SC;
+}
+
+static void test_observer_forces_mode(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture(&f, GPUEST_L1COMP_LATTE_CC);
+    gpuest_l1c_set_ep_observer(force_sc, NULL);
+    scripted_ep(&f, GPUEST_L1C_SC, 14, 0, 0, 0); /* the rule alone picks BDI here */
+    gpuest_l1c_set_ep_observer(NULL, NULL);
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_SC);
+    done(&f);
+}
+
+/* ---------------------------------------------------------------- the fann policy
+ * A network trained here on one informative input: miss rate 0.9 -> BDI, 0.1 -> SC (every other
+ * input constant, so scaled to 0). The policy must run the mode of its largest output: BDI after
+ * the scripted EP (miss rate 0.85; LATTE-CC's rule picks SC there: AMAT_GPU none 162.8, BDI 127.2,
+ * SC 73.6 at LT 6), SC after an EP of hits (miss rate 0). */
+static char model_dir[64];
+
+static void write_model(size_t n_in)
+{
+    gpuest_learn_data_t d;
+    gpuest_learn_data_init(&d, n_in, GPUEST_L1C_FANN_OUTPUTS);
+    for (int i = 0; i < 200; i++) {
+        double x[GPUEST_L1C_FANN_FEATURES] = {0}, y[GPUEST_L1C_FANN_OUTPUTS] = {0};
+        int high = i % 2;
+        x[8 % n_in] = (high ? 0.9 : 0.1) + 0.0005 * (i % 7);
+        y[high ? 1 : 2] = 1.0;
+        assert_int_equal(gpuest_learn_data_add(&d, x, y, 0), GPUEST_OK);
+    }
+    gpuest_learn_train_opts_t o;
+    gpuest_learn_train_defaults(&o);
+    o.hidden = 4;
+    o.epochs = 300;
+    gpuest_learn_net_t *net = NULL;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_learn_train(&d, &o, &net, &e), GPUEST_OK);
+    char np[128], sp[128];
+    snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
+    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
+    assert_int_equal(gpuest_learn_net_save(net, np, sp, &e), GPUEST_OK);
+    gpuest_learn_net_destroy(net);
+    gpuest_learn_data_free(&d);
+}
+
+static void test_fann_policy_applies_network(void **state)
+{
+    (void)state;
+    write_model(GPUEST_L1C_FANN_FEATURES);
+    fx_t f;
+    fixture_model_dir = NULL;
+    fixture(&f, GPUEST_L1COMP_LATTE_CC);
+    feature_ep(&f);
+    int rule = tech_l1c_mode(f.h.ctx, 0);
+    done(&f);
+    assert_int_equal(rule, GPUEST_L1C_SC);
+    fixture_model_dir = model_dir;
+    fixture(&f, GPUEST_L1COMP_FANN);
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_NONE);
+    feature_ep(&f);
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_BDI);
+    access_q(&f, FOLLOWER_SET, 1, 256, GPUEST_L1C_NONE, 0, 0); /* miss rate 0 */
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_SC);
+    done(&f);
+    fixture_model_dir = NULL;
+}
+
+/* Creating the fann policy without its model, with a damaged one or one of another shape is an
+ * error naming the file. */
+static void expect_create_error(const char *fragment)
+{
+    gpuest_config_t cfg;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
+    cfg.technique.l1_compression = GPUEST_L1COMP_FANN;
+    gpuest_technique_env_t env = {&cfg, NULL, NULL, model_dir, 1, NULL};
+    gpuest_sim_hooks_t h = {0};
+    gpuest_technique_set_t *set = NULL;
+    assert_int_not_equal(gpuest_technique_set_create(&env, &h, &set, &e), GPUEST_OK);
+    gpuest_technique_set_destroy(set);
+    if (!strstr(e.msg, fragment))
+        fail_msg("error '%s' does not name '%s'", e.msg, fragment);
+}
+
+static void test_fann_model_errors(void **state)
+{
+    (void)state;
+    char np[128], sp[128];
+    snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
+    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
+    unlink(np);
+    unlink(sp);
+    expect_create_error("latte-fann.scale.csv: cannot open"); /* missing */
+    write_model(4);
+    expect_create_error("network shape 4 x 3, expected 18 x 3"); /* 4 inputs, not 18 */
+    write_model(GPUEST_L1C_FANN_FEATURES);
+    FILE *fp = fopen(np, "r+");
+    assert_non_null(fp);
+    fseek(fp, 40, SEEK_SET);
+    fputs("garbage", fp); /* the network no longer matches its checksum */
+    fclose(fp);
+    expect_create_error("latte-fann.net: checksum does not match");
+    unlink(np);
+    unlink(sp);
+}
+
 int main(void)
 {
+    snprintf(model_dir, sizeof model_dir, "/tmp/gpuest-l1cfann-XXXXXX");
+    if (!mkdtemp(model_dir))
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dedicated_set_windows),
         cmocka_unit_test(test_period_rebuilds_book_and_invalidates_sc_lines),
@@ -285,6 +485,12 @@ int main(void)
         cmocka_unit_test(test_adaptive_hit_count_choice),
         cmocka_unit_test(test_adaptive_cmp_choice),
         cmocka_unit_test(test_static_choice),
+        cmocka_unit_test(test_fann_features_on_scripted_ep),
+        cmocka_unit_test(test_observer_forces_mode),
+        cmocka_unit_test(test_fann_policy_applies_network),
+        cmocka_unit_test(test_fann_model_errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rmdir(model_dir);
+    return rc;
 }

@@ -46,11 +46,26 @@ static void test_estimate_refuses_it(void **state)
     assert_int_equal(run_gpuest(RUN " --set technique.l1_compression=kernel_opt", out, sizeof out), 2);
 }
 
+/* The fann policy with the shipped model (models/latte-fann.net) runs and reports its EPs; the
+ * oracle's label collection refuses a policy without the sampled sets' features. */
+static void test_fann_policy_and_oracle_options(void **state)
+{
+    (void)state;
+    assert_int_equal(run_gpuest(RUN " --set technique.l1_compression=fann", out, sizeof out), 0);
+    assert_true(stat("eps") >= 1);
+    assert_true(stat("ep_share_bpc") == 0.0); /* fann chooses among none, BDI and SC */
+    assert_int_equal(run_gpuest(RUN " --set technique.l1_compression=static_bdi --l1c-oracle /nonexistent/x.csv", out,
+                                sizeof out),
+                     2);
+    assert_non_null(strstr(out, "--l1c-oracle needs"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_bdi_spends_every_ep_in_bdi),
         cmocka_unit_test(test_estimate_refuses_it),
+        cmocka_unit_test(test_fann_policy_and_oracle_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,318 @@
+/* cmd_l1cfann.c: 'gpuest l1c-fann': trains and checks LATTE-CC's FANN mode selector
+ * (technique.l1_compression = fann) from the per-EP label CSVs that
+ * 'gpuest simulate --l1c-oracle' writes (docs/latte-cc.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "learn/learn.h"
+#include "technique/technique.h"
+
+#define CMD "l1c-fann"
+#define NF GPUEST_L1C_FANN_FEATURES
+#define NO GPUEST_L1C_FANN_OUTPUTS
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpuest l1c-fann <train|eval> [options]\n"
+                 "LATTE-CC's FANN mode selector: one network choosing none, BDI or SC at every EP end\n"
+                 "from the SM's features; its data are the CSVs of 'gpuest simulate --l1c-oracle'.\n\n"
+                 "  train --train F1,F2,... --valid G1,G2,... [--seed S] [--epochs E] [--model-dir DIR]\n"
+                 "      trains one network per hidden size 4, 8, 16 on the --train files (seed S, default\n"
+                 "      1), keeps the one of least regret on the --valid files, and writes\n"
+                 "      DIR/latte-fann.net and DIR/latte-fann.scale.csv (default DIR: models)\n"
+                 "  eval --data F1,F2,... [--model-dir DIR]\n"
+                 "      per file: the share of EPs where the network (and LATTE-CC's rule) picks the\n"
+                 "      label, and the regret: the cycles its choices lose against the labels' over\n"
+                 "      the EPs' forked runs, in %% of the labels' cycles\n");
+}
+
+/* Rows of the label files: features, the three measured costs, the label and the rule's choice. */
+typedef struct {
+    gpuest_learn_data_t d;
+    double *cost;   /* rows x NO */
+    int *rule;      /* rows: the rule's choice as an output index */
+    size_t cap;
+    const char *path;
+    int col_x[NF], col_cost[NO], col_label, col_rule;
+} rows_t;
+
+static int out_index(int mode) { return mode == GPUEST_L1C_BDI ? 1 : mode == GPUEST_L1C_SC ? 2 : 0; }
+
+static int find_col(const char *const *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static gpuest_err header_row(rows_t *r, const char *const *f, size_t n, gpuest_error_t *err)
+{
+    static const char *const cost_names[NO] = {"cycles_none", "cycles_bdi", "cycles_sc"};
+    for (int i = 0; i < NF; i++)
+        if ((r->col_x[i] = find_col(f, n, gpuest_l1c_fann_feature_names[i])) < 0)
+            return gpuest_fail(err, GPUEST_EPARSE, "%s:1: expected a column '%s'", r->path,
+                               gpuest_l1c_fann_feature_names[i]);
+    for (int i = 0; i < NO; i++)
+        if ((r->col_cost[i] = find_col(f, n, cost_names[i])) < 0)
+            return gpuest_fail(err, GPUEST_EPARSE, "%s:1: expected a column '%s'", r->path, cost_names[i]);
+    if ((r->col_label = find_col(f, n, "label")) < 0 || (r->col_rule = find_col(f, n, "rule_choice")) < 0)
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:1: expected columns 'label' and 'rule_choice'", r->path);
+    return GPUEST_OK;
+}
+
+static gpuest_err num(const rows_t *r, size_t line, const char *s, double *v, gpuest_error_t *err)
+{
+    if (gpuest_parse_double(s, v) != GPUEST_OK || !isfinite(*v))
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected a number, got '%s'", r->path, line, s);
+    return GPUEST_OK;
+}
+
+static gpuest_err data_row(void *ctx, size_t line, const char *const *f, size_t n, gpuest_error_t *err)
+{
+    rows_t *r = ctx;
+    if (line == 1)
+        return header_row(r, f, n, err);
+    if (n <= (size_t)r->col_label)
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected %d fields", r->path, line, r->col_label + 1);
+    double x[NF], y[NO] = {0}, c[NO], label, rule;
+    for (int i = 0; i < NF; i++)
+        GPUEST_TRY(num(r, line, f[r->col_x[i]], &x[i], err));
+    for (int i = 0; i < NO; i++)
+        GPUEST_TRY(num(r, line, f[r->col_cost[i]], &c[i], err));
+    GPUEST_TRY(num(r, line, f[r->col_label], &label, err));
+    GPUEST_TRY(num(r, line, f[r->col_rule], &rule, err));
+    if (label != GPUEST_L1C_NONE && label != GPUEST_L1C_BDI && label != GPUEST_L1C_SC)
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected a label 0, 1 or 2", r->path, line);
+    y[out_index((int)label)] = 1.0;
+    if (r->d.rows == r->cap) {
+        size_t nc = r->cap ? r->cap * 2 : 1024;
+        double *pc = realloc(r->cost, nc * NO * sizeof *pc);
+        if (pc)
+            r->cost = pc;
+        int *pr = realloc(r->rule, nc * sizeof *pr);
+        if (pr)
+            r->rule = pr;
+        if (!pc || !pr)
+            return gpuest_fail(err, GPUEST_ENOMEM, "out of memory reading %s", r->path);
+        r->cap = nc;
+    }
+    memcpy(&r->cost[r->d.rows * NO], c, sizeof c);
+    r->rule[r->d.rows] = out_index((int)rule);
+    return gpuest_learn_data_add(&r->d, x, y, 0);
+}
+
+static void rows_init(rows_t *r)
+{
+    memset(r, 0, sizeof *r);
+    gpuest_learn_data_init(&r->d, NF, NO);
+}
+
+static void rows_free(rows_t *r)
+{
+    gpuest_learn_data_free(&r->d);
+    free(r->cost);
+    free(r->rule);
+}
+
+/* Reads every file of a comma-separated list into r. */
+static gpuest_err read_list(rows_t *r, const char *list, gpuest_error_t *err)
+{
+    char *copy = gpuest_strdup(list);
+    if (!copy)
+        return gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
+    gpuest_err rc = GPUEST_OK;
+    for (char *save = NULL, *p = strtok_r(copy, ",", &save); p && rc == GPUEST_OK; p = strtok_r(NULL, ",", &save)) {
+        r->path = p;
+        rc = gpuest_csv_read(p, data_row, r, err);
+    }
+    r->path = NULL;
+    free(copy);
+    if (rc == GPUEST_OK && r->d.rows == 0)
+        rc = gpuest_fail(err, GPUEST_EINVAL, "no labelled EPs in %s", list);
+    return rc;
+}
+
+static int net_choice(const gpuest_learn_net_t *net, const double *x)
+{
+    double y[NO];
+    gpuest_learn_net_run(net, x, y);
+    int best = 0;
+    for (int i = 1; i < NO; i++)
+        if (y[i] > y[best])
+            best = i;
+    return best;
+}
+
+typedef struct {
+    double agree, regret; /* share of EPs choosing the label; lost cycles in % of the labels' */
+} score_t;
+
+/* net NULL: LATTE-CC's rule (the rule_choice column). */
+static score_t score(const gpuest_learn_net_t *net, const rows_t *r)
+{
+    double agree = 0, lost = 0, best = 0;
+    for (size_t i = 0; i < r->d.rows; i++) {
+        const double *c = &r->cost[i * NO];
+        int label = 0;
+        for (int k = 0; k < NO; k++)
+            if (r->d.y[i * NO + k] > 0.5)
+                label = k;
+        int ch = net ? net_choice(net, &r->d.x[i * NF]) : r->rule[i];
+        agree += ch == label;
+        lost += c[ch] - c[label];
+        best += c[label];
+    }
+    return (score_t){agree / (double)r->d.rows, best > 0 ? 100.0 * lost / best : 0};
+}
+
+typedef struct {
+    const char *train, *valid, *data, *model_dir;
+    unsigned long long seed, epochs;
+} args_t;
+
+static int parse(args_t *o, int argc, char **argv)
+{
+    cli_args_t a;
+    cli_args_init(&a, argc, argv, CMD);
+    while (cli_args_next(&a)) {
+        if (!a.name)
+            return cli_usage_error(a.cmd, "unexpected argument '%s'", a.value);
+        if (cli_args_is(&a, "help")) {
+            usage(stdout);
+            return -1;
+        }
+        const char **str = cli_args_is(&a, "train")       ? &o->train
+                           : cli_args_is(&a, "valid")     ? &o->valid
+                           : cli_args_is(&a, "data")      ? &o->data
+                           : cli_args_is(&a, "model-dir") ? &o->model_dir
+                                                          : NULL;
+        unsigned long long *n = cli_args_is(&a, "seed") ? &o->seed : cli_args_is(&a, "epochs") ? &o->epochs : NULL;
+        const char *v;
+        if (str) {
+            if (!(*str = cli_args_value(&a)))
+                return 2;
+        } else if (n) {
+            if (!(v = cli_args_value(&a)) || cli_parse_u64(a.cmd, a.name, v, n) != 0)
+                return 2;
+        } else {
+            return cli_usage_error(a.cmd, "unknown option --%s (try --help)", a.name);
+        }
+    }
+    return 0;
+}
+
+static void model_paths(const args_t *o, char *net, char *scale, size_t cap)
+{
+    snprintf(net, cap, "%s/latte-fann.net", o->model_dir);
+    snprintf(scale, cap, "%s/latte-fann.scale.csv", o->model_dir);
+}
+
+static int cmd_train(const args_t *o)
+{
+    if (!o->train || !o->valid)
+        return cli_usage_error(CMD, "train needs --train and --valid (try --help)");
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    rows_t tr, va;
+    rows_init(&tr);
+    rows_init(&va);
+    gpuest_err rc = read_list(&tr, o->train, &err);
+    if (rc == GPUEST_OK)
+        rc = read_list(&va, o->valid, &err);
+    static const unsigned hidden[] = {4, 8, 16};
+    gpuest_learn_net_t *best = NULL;
+    score_t best_s = {0, 0};
+    unsigned best_h = 0;
+    for (size_t h = 0; rc == GPUEST_OK && h < sizeof hidden / sizeof hidden[0]; h++) {
+        gpuest_learn_train_opts_t t;
+        gpuest_learn_train_defaults(&t);
+        t.hidden = hidden[h];
+        t.seed = o->seed;
+        t.epochs = (unsigned)o->epochs;
+        gpuest_learn_net_t *net = NULL;
+        rc = gpuest_learn_train(&tr.d, &t, &net, &err);
+        if (rc != GPUEST_OK)
+            break;
+        score_t st = score(net, &tr), sv = score(net, &va);
+        printf("hidden %2u: train agree %.3f regret %.2f %%, valid agree %.3f regret %.2f %%\n", hidden[h], st.agree,
+               st.regret, sv.agree, sv.regret);
+        if (!best || sv.regret < best_s.regret) {
+            gpuest_learn_net_destroy(best);
+            best = net;
+            best_s = sv;
+            best_h = hidden[h];
+        } else {
+            gpuest_learn_net_destroy(net);
+        }
+    }
+    if (rc == GPUEST_OK) {
+        score_t rv = score(NULL, &va);
+        printf("rule (latte_cc) on valid: agree %.3f regret %.2f %%\n", rv.agree, rv.regret);
+        printf("kept: hidden %u, valid regret %.2f %% (%zu training EPs, %zu validation EPs)\n", best_h, best_s.regret,
+               tr.d.rows, va.d.rows);
+        char net[4096], scale[4096];
+        model_paths(o, net, scale, sizeof net);
+        rc = gpuest_learn_net_set_meta(best, "seed", (double)o->seed);
+        if (rc == GPUEST_OK)
+            rc = gpuest_learn_net_save(best, net, scale, &err);
+        if (rc == GPUEST_OK)
+            printf("wrote %s and %s\n", net, scale);
+    }
+    gpuest_learn_net_destroy(best);
+    rows_free(&tr);
+    rows_free(&va);
+    return rc == GPUEST_OK ? 0 : cli_report(CMD, rc, &err);
+}
+
+static int cmd_eval(const args_t *o)
+{
+    if (!o->data)
+        return cli_usage_error(CMD, "eval needs --data (try --help)");
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    char net_path[4096], scale_path[4096];
+    model_paths(o, net_path, scale_path, sizeof net_path);
+    gpuest_learn_net_t *net = NULL;
+    gpuest_err rc = gpuest_learn_net_load(net_path, scale_path, NF, NO, &net, &err);
+    char *copy = rc == GPUEST_OK ? gpuest_strdup(o->data) : NULL;
+    if (rc == GPUEST_OK && !copy)
+        rc = gpuest_fail(&err, GPUEST_ENOMEM, "out of memory");
+    if (rc == GPUEST_OK)
+        printf("%-40s %6s %8s %10s %8s %10s\n", "file", "eps", "fann_ok", "fann_regr%", "rule_ok", "rule_regr%");
+    for (char *save = NULL, *p = copy ? strtok_r(copy, ",", &save) : NULL; p && rc == GPUEST_OK;
+         p = strtok_r(NULL, ",", &save)) {
+        rows_t r;
+        rows_init(&r);
+        rc = read_list(&r, p, &err);
+        if (rc == GPUEST_OK) {
+            score_t f = score(net, &r), u = score(NULL, &r);
+            printf("%-40s %6zu %8.3f %10.2f %8.3f %10.2f\n", p, r.d.rows, f.agree, f.regret, u.agree, u.regret);
+        }
+        rows_free(&r);
+    }
+    free(copy);
+    gpuest_learn_net_destroy(net);
+    return rc == GPUEST_OK ? 0 : cli_report(CMD, rc, &err);
+}
+
+int cli_cmd_l1cfann(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    args_t o = {.model_dir = cli_model_dir(), .seed = 1, .epochs = 1000};
+    int prc = parse(&o, argc - 1, argv + 1);
+    if (prc)
+        return prc < 0 ? 0 : prc;
+    if (strcmp(argv[1], "train") == 0)
+        return cmd_train(&o);
+    if (strcmp(argv[1], "eval") == 0)
+        return cmd_eval(&o);
+    return cli_usage_error(CMD, "unknown action '%s' (train or eval)", argv[1]);
+}

@@ -1,0 +1,240 @@
+/* l1c_oracle.c: the per-EP oracle of the compressed L1D's mode, by fork() checkpoints.
+ *
+ * The simulator is one single-threaded process, so fork() copies its whole state exactly: at the
+ * end of an EP of SM s, one child per mode (none, BDI, SC) goes on from that state with s forced
+ * into its mode for s's next EP, and reports through a pipe the core cycles from the checkpoint to
+ * the end of that EP (256 more L1D accesses of s); then it exits. The other SMs keep the mode they
+ * have in the child (their own EP ends there are not labelled). The parent takes the mode of
+ * fewest cycles (ties: the lower latency mode, none first) as the label of this EP, writes the
+ * SM's features with the three cycle counts, and runs the EP in the labelled mode: the parent's
+ * run is the per-EP oracle ("follow the labels"). Children run one at a time. Only
+ * 'gpuest simulate --l1c-oracle' installs this; the library sees an EP observer callback only. */
+#include "l1c_oracle.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "technique/technique.h"
+
+static int child_fd = -1; /* the pipe's write end in a child, -1 in the parent */
+
+int cli_fork_is_child(void) { return child_fd >= 0; }
+
+void cli_fork_report(double cost)
+{
+    if (child_fd < 0)
+        return;
+    ssize_t w = write(child_fd, &cost, sizeof cost);
+    (void)w; /* a short write reads as a missing cost in the parent */
+    _exit(0);
+}
+
+static double read_cost(int fd)
+{
+    double cost;
+    size_t got = 0;
+    while (got < sizeof cost) {
+        ssize_t r = read(fd, (char *)&cost + got, sizeof cost - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return NAN;
+        got += (size_t)r;
+    }
+    return cost;
+}
+
+int cli_fork_branch(int n, int *branch, double *cost)
+{
+    fflush(NULL); /* the children must not write the parent's buffered output again */
+    for (int k = 0; k < n; k++) {
+        int fd[2];
+        if (pipe(fd) != 0)
+            return -1;
+        pid_t pid = fork();
+        if (pid < 0) {
+            close(fd[0]);
+            close(fd[1]);
+            return -1;
+        }
+        if (pid == 0) {
+            close(fd[0]);
+            child_fd = fd[1];
+            *branch = k;
+            return 1;
+        }
+        close(fd[1]);
+        cost[k] = read_cost(fd[0]);
+        close(fd[0]);
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    return 0;
+}
+
+int cli_fork_label(const double *cost, int n, double margin)
+{
+    int best = -1;
+    for (int k = 0; k < n; k++) {
+        if (isnan(cost[k]))
+            return -1;
+        if (best < 0 || cost[k] < cost[best])
+            best = k;
+    }
+    for (int k = 0; k < best; k++) /* a lower index within the margin of the least cost wins */
+        if (cost[k] <= cost[best] * (1.0 + margin))
+            return k;
+    return best;
+}
+
+/* ------------------------------------------------------------ the oracle */
+
+/* A compressed mode must be faster than a lower latency one by more than this share to be the
+ * label. Why: over one EP the gain of compression is counted at once (capacity), while part of
+ * its cost comes later (lines hit in the decompression queue in later EPs, SC lines invalidated
+ * at the next period); on fw (a training workload) labels won by SC by under 2 % (1-20 cycles
+ * of 1500-9000) made the oracle run slower than the plain L1D. Fixed before any held-out run. */
+#define ORACLE_MARGIN 0.02
+
+static const int oracle_modes[GPUEST_L1C_FANN_OUTPUTS] = {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC};
+
+typedef struct {
+    gpuest_l1c_ep_t ep;
+    double cost[GPUEST_L1C_FANN_OUTPUTS];
+    int label;
+} oracle_row_t;
+
+typedef struct {
+    const char *workload;
+    oracle_row_t *rows;
+    size_t n, cap;
+    int oom;
+    /* in a child: the SM whose EP it runs, and the checkpoint's cycle */
+    int target_sm, forced;
+    uint64_t target_ep, fork_cycle;
+    unsigned horizon; /* EPs each child runs in its mode before it reports */
+    unsigned every;   /* SM s labels its EP e when (e + s) mod every = 0 and holds the label between */
+} oracle_t;
+
+static oracle_t oracle;
+
+static void keep_row(const gpuest_l1c_ep_t *ep, const double *cost, int label)
+{
+    if (oracle.n == oracle.cap) {
+        size_t nc = oracle.cap ? oracle.cap * 2 : 1024;
+        oracle_row_t *p = realloc(oracle.rows, nc * sizeof *p);
+        if (!p) {
+            oracle.oom = 1;
+            return;
+        }
+        oracle.rows = p;
+        oracle.cap = nc;
+    }
+    oracle_row_t *r = &oracle.rows[oracle.n++];
+    r->ep = *ep;
+    memcpy(r->cost, cost, sizeof r->cost);
+    r->label = label;
+}
+
+static int oracle_ep(void *ctx, const gpuest_l1c_ep_t *ep)
+{
+    (void)ctx;
+    if (cli_fork_is_child()) { /* the EP this child runs ended: report; others hold their mode */
+        if (ep->sm != oracle.target_sm)
+            return ep->mode;
+        if (ep->ep >= oracle.target_ep + oracle.horizon)
+            cli_fork_report((double)(ep->core_cycle - oracle.fork_cycle));
+        return oracle.forced;
+    }
+    if ((ep->ep + (uint64_t)ep->sm) % oracle.every != 0)
+        return ep->mode;
+    double cost[GPUEST_L1C_FANN_OUTPUTS];
+    int branch = 0;
+    oracle.target_sm = ep->sm;
+    oracle.target_ep = ep->ep;
+    oracle.fork_cycle = ep->core_cycle;
+    int rc = cli_fork_branch(GPUEST_L1C_FANN_OUTPUTS, &branch, cost);
+    if (rc == 1) {
+        oracle.forced = oracle_modes[branch];
+        return oracle.forced;
+    }
+    int label = rc == 0 ? cli_fork_label(cost, GPUEST_L1C_FANN_OUTPUTS, ORACLE_MARGIN) : -1;
+    if (label < 0) /* the run ends inside this EP (or fork failed): no label, the policy decides */
+        return -1;
+    keep_row(ep, cost, label);
+    return oracle_modes[label];
+}
+
+gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned every, gpuest_error_t *err)
+{
+    (void)err;
+    memset(&oracle, 0, sizeof oracle);
+    oracle.workload = workload;
+    oracle.horizon = horizon ? horizon : 1;
+    oracle.every = every ? every : 1;
+    gpuest_l1c_set_ep_observer(oracle_ep, NULL);
+    return GPUEST_OK;
+}
+
+#define ORACLE_COLS (4 + GPUEST_L1C_FANN_FEATURES + 2 + GPUEST_L1C_FANN_OUTPUTS + 1)
+
+gpuest_err cli_l1c_oracle_finish(const char *path, gpuest_error_t *err)
+{
+    if (cli_fork_is_child())
+        _exit(0); /* the run ended before this child's EP did: the parent reads no cost */
+    gpuest_l1c_set_ep_observer(NULL, NULL);
+    const char *header[ORACLE_COLS];
+    size_t h = 0;
+    header[h++] = "workload";
+    header[h++] = "sm";
+    header[h++] = "ep";
+    header[h++] = "core_cycle";
+    for (int i = 0; i < GPUEST_L1C_FANN_FEATURES; i++)
+        header[h++] = gpuest_l1c_fann_feature_names[i];
+    header[h++] = "mode";
+    header[h++] = "rule_choice";
+    header[h++] = "cycles_none";
+    header[h++] = "cycles_bdi";
+    header[h++] = "cycles_sc";
+    header[h++] = "label";
+    gpuest_err rc = GPUEST_OK;
+    if (oracle.oom)
+        rc = gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the oracle's rows");
+    gpuest_csv_writer_t w;
+    int opened = 0;
+    if (rc == GPUEST_OK)
+        rc = gpuest_csv_writer_open(&w, path, header, ORACLE_COLS, err);
+    opened = rc == GPUEST_OK;
+    char buf[ORACLE_COLS][40];
+    const char *cells[ORACLE_COLS];
+    for (size_t r = 0; rc == GPUEST_OK && r < oracle.n; r++) {
+        const oracle_row_t *o = &oracle.rows[r];
+        size_t k = 0;
+        cells[k++] = oracle.workload;
+        snprintf(buf[k], sizeof buf[k], "%d", o->ep.sm), cells[k] = buf[k], k++;
+        snprintf(buf[k], sizeof buf[k], "%llu", (unsigned long long)o->ep.ep), cells[k] = buf[k], k++;
+        snprintf(buf[k], sizeof buf[k], "%llu", (unsigned long long)o->ep.core_cycle), cells[k] = buf[k], k++;
+        for (int i = 0; i < GPUEST_L1C_FANN_FEATURES; i++)
+            gpuest_fmt_double(buf[k], sizeof buf[k], o->ep.x[i]), cells[k] = buf[k], k++;
+        snprintf(buf[k], sizeof buf[k], "%d", o->ep.mode), cells[k] = buf[k], k++;
+        snprintf(buf[k], sizeof buf[k], "%d", o->ep.choice), cells[k] = buf[k], k++;
+        for (int i = 0; i < GPUEST_L1C_FANN_OUTPUTS; i++)
+            gpuest_fmt_double(buf[k], sizeof buf[k], o->cost[i]), cells[k] = buf[k], k++;
+        snprintf(buf[k], sizeof buf[k], "%d", oracle_modes[o->label]), cells[k] = buf[k], k++;
+        rc = gpuest_csv_write_row(&w, cells, err);
+    }
+    if (rc == GPUEST_OK)
+        rc = gpuest_csv_writer_commit(&w, err);
+    else if (opened)
+        gpuest_csv_writer_abort(&w);
+    free(oracle.rows);
+    memset(&oracle, 0, sizeof oracle);
+    return rc;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# latte_fann_collect.sh: per-EP oracle labels for LATTE-CC's FANN mode selector (docs/latte-cc.md).
+# Run from the repo root:  train/latte_fann_collect.sh [path/to/gpuest] [train|valid|test|all]
+# Every run: latte15, scale small, seed 1, 300000 warp instructions, technique.l1_compression=latte_cc
+# with --l1c-oracle (fork checkpoints; horizon 1 EP). The split is by workload and was fixed
+# before any result: train and valid label one EP in 4 of each SM (--l1c-every 4, cheaper);
+# test runs the full per-EP oracle (every EP labelled and followed), whose cycles are the oracle
+# of the evaluation. Writes data/latte-fann/<split>/<workload>.csv (labels) and
+# data/latte-fann/<split>/<workload>.run.csv (the run's statistics).
+set -eu
+GPUEST=${1:-build-rel/gpuest}
+WHICH=${2:-all}
+TRAIN="kmeans color wordcount btree streamcluster nw backprop spmv"
+VALID="bfs srad"
+TEST="gemm hotspot pathfinder ss"
+collect() { # split every workloads...
+    split=$1
+    every=$2
+    shift 2
+    mkdir -p "data/latte-fann/$split"
+    for w in "$@"; do
+        "$GPUEST" simulate --preset latte15 --workload "$w" --scale small --seed 1 --max-instructions 300000 \
+            --set technique.l1_compression=latte_cc --l1c-oracle "data/latte-fann/$split/$w.csv" \
+            --l1c-every "$every" --csv "data/latte-fann/$split/$w.run.csv" > /dev/null
+        echo "$split $w done"
+    done
+}
+case $WHICH in
+train) collect train 4 $TRAIN ;;
+valid) collect valid 4 $VALID ;;
+test) collect test 1 $TEST ;;
+all)
+    collect train 4 $TRAIN
+    collect valid 4 $VALID
+    collect test 1 $TEST
+    ;;
+*) echo "latte_fann_collect.sh: expected train, valid, test or all, got '$WHICH'" >&2; exit 2 ;;
+esac
