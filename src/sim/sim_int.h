@@ -532,6 +532,8 @@ int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req);
  * (coalescing paper section 4); every member ejects one copy carrying req. 0 on success, -1 when
  * the NI queue is full (retry next cycle); other failures set g->failed. */
 int sim_inject_multicast(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, int32_t req);
+/* The same with any payload (remote-L1 probing tags its messages, probe.c). */
+int sim_inject_payload(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, void *payload);
 
 /* run control for sampled simulation (gpu.c, sm.c; used by sample.c) */
 gpuest_err sim_gpu_build(sim_gpu_t *g, gpuest_error_t *err);
