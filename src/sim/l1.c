@@ -9,6 +9,15 @@ sim_time_t sim_l1_hit_time(sim_gpu_t *g, const sim_sm_t *sm, uint64_t line)
     return t;
 }
 
+void sim_l1_hit_done(sim_gpu_t *g, sim_sm_t *sm, int warp, sim_time_t done)
+{
+    sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
+    g->ctr.v[SC_l1_accesses]++;
+    g->ctr.v[SC_l1_hits]++;
+    g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
+    g->ctr.v[SC_amat_n]++;
+}
+
 static int missq_full(const sim_gpu_t *g, const sim_sm_t *sm)
 {
     return (int)sm->missq.len >= g->cfg->l1.miss_queue;
@@ -74,11 +83,7 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         sim_time_t done = g->now + sim_l1_hit_time(g, sm, r->line);
         if (sm->l1comp) /* compressed L1: decompression queue wait (eq. 3) */
             done += sim_l1c_hit(g, sm, way);
-        sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
-        g->ctr.v[SC_l1_accesses]++;
-        g->ctr.v[SC_l1_hits]++;
-        g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
-        g->ctr.v[SC_amat_n]++;
+        sim_l1_hit_done(g, sm, warp, done);
         return L1_HIT;
     }
     /* A miss, with GPGPU-Sim 3.x's reservation semantics (data_cache::rd_miss_base,

@@ -174,11 +174,7 @@ sim_l1_outcome_t sim_l1s_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest
         l1s_way_t *ws = way_state(sm, way);
         note_use(&ws->used, &ws->ica, need);
         sim_time_t done = g->now + sim_l1_hit_time(g, sm, r->line);
-        sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
-        g->ctr.v[SC_l1_accesses]++;
-        g->ctr.v[SC_l1_hits]++;
-        g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
-        g->ctr.v[SC_amat_n]++;
+        sim_l1_hit_done(g, sm, warp, done);
         return L1_HIT;
     }
     /* the baseline's reservation-failure rules (l1.c), in the same order */

@@ -292,6 +292,8 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
 int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* 0 sent, -1 stall */
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
 sim_time_t sim_l1_hit_time(sim_gpu_t *g, const sim_sm_t *sm, uint64_t line); /* fs, with the l1_hit_extra hook */
+/* The current load of warp answered by an L1 hit at time done: its completion and the hit counters. */
+void sim_l1_hit_done(sim_gpu_t *g, sim_sm_t *sm, int warp, sim_time_t done);
 int32_t sim_l1_new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* -1: no memory */
 /* Record i enters the miss queue: its state and creation time, and the l1_miss hook. */
 void sim_l1_mark_missq(sim_gpu_t *g, int32_t i);
