@@ -10,18 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
+#include "bench_cpu.h"
 #include "sim/sim.h"
 #include "technique/technique.h"
-
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-           (double)ru.ru_stime.tv_usec * 1e-6;
-}
 
 typedef struct {
     double insts, cycles; /* per CPU second */

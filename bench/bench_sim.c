@@ -2,17 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
+#include "bench_cpu.h"
 #include "sim/sim.h"
-
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-           (double)ru.ru_stime.tv_usec * 1e-6;
-}
 
 /* usage: bench_sim [scale] [workload...]   (defaults: small bfs gemm). Rates are given per
  * wall-clock second and per CPU second (the second is the one-core figure on a shared machine). */

@@ -333,18 +333,9 @@ gpuest_err gpuest_config_load_string(gpuest_config_t *cfg, const char *text, con
 
 gpuest_err gpuest_config_load_file(gpuest_config_t *cfg, const char *path, gpuest_error_t *err)
 {
-    unsigned char *data;
-    size_t size;
-    GPUEST_TRY(gpuest_read_file(path, &data, &size, err));
-    const unsigned char *nul = memchr(data, '\0', size);
-    if (nul) {
-        int line = 1;
-        for (const unsigned char *p = data; p < nul; p++)
-            line += *p == '\n';
-        free(data);
-        return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: binary data (a NUL byte) in a configuration file", path, line);
-    }
-    gpuest_err rc = gpuest_config_load_string(cfg, (const char *)data, path, err);
+    char *data;
+    GPUEST_TRY(gpuest_read_config_text(path, &data, err));
+    gpuest_err rc = gpuest_config_load_string(cfg, data, path, err);
     free(data);
     return rc;
 }

@@ -136,6 +136,12 @@ void gpuest_outfile_abort(gpuest_outfile_t *f);                             /* f
 
 /* Reads a whole file into a malloc'd buffer (NUL-terminated for convenience). */
 gpuest_err gpuest_read_file(const char *path, unsigned char **data, size_t *size, gpuest_error_t *err);
+/* Reads a configuration file as text (malloc'd, NUL-terminated), refusing a NUL byte inside it
+ * (the text would silently end there): the error names the line of the NUL. */
+gpuest_err gpuest_read_config_text(const char *path, char **text, gpuest_error_t *err);
+/* Copies the line at *p into buf (cap bytes) without its newline and cuts a '//' comment (BookSim
+ * style files), then moves *p past the newline. -1, copying nothing, when the line needs cap bytes or more. */
+int gpuest_next_line_uncommented(const char **p, char *buf, size_t cap);
 
 /* malloc'd copy of s (free() it); NULL when out of memory. */
 char *gpuest_strdup(const char *s);

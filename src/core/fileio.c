@@ -174,3 +174,35 @@ void gpuest_fmt_double(char *buf, size_t cap, double v)
             return;
     }
 }
+
+gpuest_err gpuest_read_config_text(const char *path, char **text, gpuest_error_t *err)
+{
+    unsigned char *data = NULL;
+    size_t size = 0;
+    GPUEST_TRY(gpuest_read_file(path, &data, &size, err));
+    const unsigned char *nul = memchr(data, '\0', size);
+    if (nul) {
+        int line = 1;
+        for (const unsigned char *p = data; p < nul; p++)
+            line += *p == '\n';
+        free(data);
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: binary data (a NUL byte) in a configuration file", path, line);
+    }
+    *text = (char *)data;
+    return GPUEST_OK;
+}
+
+int gpuest_next_line_uncommented(const char **p, char *buf, size_t cap)
+{
+    const char *nl = strchr(*p, '\n');
+    size_t len = nl ? (size_t)(nl - *p) : strlen(*p);
+    if (len >= cap)
+        return -1;
+    memcpy(buf, *p, len);
+    buf[len] = '\0';
+    *p += len + (nl ? 1 : 0);
+    char *cm = strstr(buf, "//");
+    if (cm)
+        *cm = '\0';
+    return 0;
+}

@@ -111,24 +111,6 @@ static gpuest_err list_unused(gpuest_import_t *imp, const imp_options_t *o, cons
     return GPUEST_OK;
 }
 
-/* Reads a text file, refusing NUL bytes (the text would silently end there). */
-static gpuest_err read_text(const char *path, char **out, gpuest_error_t *err)
-{
-    unsigned char *data = NULL;
-    size_t size = 0;
-    GPUEST_TRY(gpuest_read_file(path, &data, &size, err));
-    const unsigned char *nul = memchr(data, '\0', size);
-    if (nul) {
-        int line = 1;
-        for (const unsigned char *p = data; p < nul; p++)
-            line += *p == '\n';
-        free(data);
-        return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: binary data (a NUL byte) in a configuration file", path, line);
-    }
-    *out = (char *)data;
-    return GPUEST_OK;
-}
-
 /* The interconnect file named by -inter_config_file, relative to the config's folder. */
 static void icnt_beside(const char *config_path, const char *name, char *out, size_t cap)
 {
@@ -183,7 +165,7 @@ static gpuest_err import_icnt(gpuest_import_t *imp, imp_options_t *gopts, const 
     else
         return GPUEST_OK; /* no interconnect described: the base preset's stays */
     char *text = NULL;
-    GPUEST_TRY(read_text(imp->icnt_path, &text, err));
+    GPUEST_TRY(gpuest_read_config_text(imp->icnt_path, &text, err));
     imp_options_t io;
     gpuest_err rc = imp_booksim_parse(text, imp->icnt_path, &io, err);
     free(text);
@@ -199,7 +181,7 @@ static gpuest_err import_icnt(gpuest_import_t *imp, imp_options_t *gopts, const 
 static gpuest_err import_all(gpuest_import_t *imp, const char *config_path, const char *icnt_path, gpuest_error_t *err)
 {
     char *text = NULL;
-    GPUEST_TRY(read_text(config_path, &text, err));
+    GPUEST_TRY(gpuest_read_config_text(config_path, &text, err));
     imp_options_t gopts;
     gpuest_err rc = imp_gpgpusim_parse(text, config_path, &gopts, err);
     free(text);

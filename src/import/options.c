@@ -208,19 +208,11 @@ gpuest_err imp_booksim_parse(const char *text, const char *origin, imp_options_t
     char buf[4096];
     while (*p) {
         line++;
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len >= sizeof buf) {
+        if (gpuest_next_line_uncommented(&p, buf, sizeof buf) != 0) {
             imp_options_free(out);
             return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: line longer than %zu characters", origin, line,
                                sizeof buf - 1);
         }
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-        p += len + (nl ? 1 : 0);
-        char *cm = strstr(buf, "//");
-        if (cm)
-            *cm = '\0';
         gpuest_err rc = booksim_line(buf, origin, line, out, err);
         if (rc != GPUEST_OK) {
             imp_options_free(out);

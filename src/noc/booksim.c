@@ -315,17 +315,9 @@ gpuest_err gpuest_noc_booksim_parse(const char *text, const char *origin, gpuest
     char buf[1024];
     while (*p) {
         x.line++;
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len >= sizeof buf)
+        if (gpuest_next_line_uncommented(&p, buf, sizeof buf) != 0)
             return gpuest_fail(err, GPUEST_EPARSE, "%s:%d: line longer than %zu characters", origin, x.line,
                                sizeof buf - 1);
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-        p += len + (nl ? 1 : 0);
-        char *cm = strstr(buf, "//");
-        if (cm)
-            *cm = '\0';
         char *line = trim(buf);
         if (!*line)
             continue;

@@ -34,10 +34,15 @@ int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req)
 
 int sim_inject_multicast(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, int32_t req)
 {
+    return sim_inject_payload(g, src, dests, n, cls, flits, (void *)(intptr_t)(req + 1));
+}
+
+int sim_inject_payload(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, void *payload)
+{
     if (!gpuest_noc_can_inject_flits(g->noc, src, cls, flits))
         return -1;
     gpuest_noc_send_t p = {.src = src, .dst = dests[0], .dests = n > 1 ? dests : NULL, .num_dests = n > 1 ? n : 0,
-                           .cls = cls, .flits = flits, .payload = (void *)(intptr_t)(req + 1), .created = -1};
+                           .cls = cls, .flits = flits, .payload = payload, .created = -1};
     gpuest_error_t e;
     gpuest_err rc = gpuest_noc_inject(g->noc, &p, NULL, &e);
     if (rc == GPUEST_EBUSY)

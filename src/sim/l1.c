@@ -1,7 +1,7 @@
 /* l1.c: the L1 data cache of an SM: sectored 128-byte lines, LRU, MSHR merging, write-evict, miss queue. */
 #include "sim_int.h"
 
-static sim_time_t hit_time(sim_gpu_t *g, sim_sm_t *sm, uint64_t line)
+sim_time_t sim_l1_hit_time(sim_gpu_t *g, const sim_sm_t *sm, uint64_t line)
 {
     sim_time_t t = g->l1_hit_fs;
     if (g->opts->hooks.l1_hit_extra)
@@ -9,13 +9,22 @@ static sim_time_t hit_time(sim_gpu_t *g, sim_sm_t *sm, uint64_t line)
     return t;
 }
 
+void sim_l1_hit_done(sim_gpu_t *g, sim_sm_t *sm, int warp, sim_time_t done)
+{
+    sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
+    g->ctr.v[SC_l1_accesses]++;
+    g->ctr.v[SC_l1_hits]++;
+    g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
+    g->ctr.v[SC_amat_n]++;
+}
+
 static int missq_full(const sim_gpu_t *g, const sim_sm_t *sm)
 {
     return (int)sm->missq.len >= g->cfg->l1.miss_queue;
 }
 
-/* A new request record headed for the miss queue. */
-static int32_t new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op)
+/* A new request record headed for the miss queue (the sector mode, l1_sector.c, makes its records here too). */
+int32_t sim_l1_new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op)
 {
     int32_t i = sim_pool_alloc(&g->pool);
     if (i < 0)
@@ -33,15 +42,20 @@ static int32_t new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_li
     return i;
 }
 
-static int enqueue_miss(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
+void sim_l1_mark_missq(sim_gpu_t *g, int32_t i)
 {
     sim_req_t *q = &g->pool.r[i];
     q->state = RQ_MISSQ;
     q->t_created = g->now;
     if (g->opts->hooks.l1_miss) {
-        gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc, -1, 0};
+        gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc, -1, q->pdr};
         g->opts->hooks.l1_miss(g->opts->hooks.ctx, &info, sim_core_cycle(g));
     }
+}
+
+static int enqueue_miss(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
+{
+    sim_l1_mark_missq(g, i);
     if (g->probe && sim_probe_take(g, sm, i))
         return 0; /* remote-L1 probing holds it (probe.c) */
     return sim_fifo_push(&sm->missq, i);
@@ -55,7 +69,7 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 0);
         if (way)
             way->valid = 0;
-        int32_t i = new_request(g, sm, warp, r, op);
+        int32_t i = sim_l1_new_request(g, sm, warp, r, op);
         if (i < 0 || enqueue_miss(g, sm, i) != 0)
             return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MISSQ);
         g->ctr.v[SC_atomic_reqs]++;
@@ -66,14 +80,10 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         return sim_l1s_load(g, sm, warp, r);
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
     if (way && (way->valid & r->sectors) == r->sectors) {
-        sim_time_t done = g->now + hit_time(g, sm, r->line);
+        sim_time_t done = g->now + sim_l1_hit_time(g, sm, r->line);
         if (sm->l1comp) /* compressed L1: decompression queue wait (eq. 3) */
             done += sim_l1c_hit(g, sm, way);
-        sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
-        g->ctr.v[SC_l1_accesses]++;
-        g->ctr.v[SC_l1_hits]++;
-        g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
-        g->ctr.v[SC_amat_n]++;
+        sim_l1_hit_done(g, sm, warp, done);
         return L1_HIT;
     }
     /* A miss, with GPGPU-Sim 3.x's reservation semantics (data_cache::rd_miss_base,
@@ -92,7 +102,7 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
     if (e >= 0) {
         if (sm->mshr.e[e].count >= sm->mshr.merge)
             return L1_STALL_MSHR; /* (b) */
-        int32_t i = new_request(g, sm, warp, r, op);
+        int32_t i = sim_l1_new_request(g, sm, warp, r, op);
         if (i < 0)
             return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
         g->pool.r[i].state = RQ_MERGED;
@@ -112,7 +122,7 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
         if (sm->l1comp && rw)
             sim_l1c_reserved(sm, rw);
     }
-    int32_t i = new_request(g, sm, warp, r, op);
+    int32_t i = sim_l1_new_request(g, sm, warp, r, op);
     if (i < 0 || sim_mshr_alloc(&sm->mshr, r->line, &g->pool, i) < 0 || enqueue_miss(g, sm, i) != 0)
         return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MSHR);
     if (sm->l1comp)
@@ -130,7 +140,7 @@ int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 0);
     if (way) /* write-evict */
         way->valid = 0;
-    int32_t i = new_request(g, sm, warp, r, op);
+    int32_t i = sim_l1_new_request(g, sm, warp, r, op);
     if (i < 0 || enqueue_miss(g, sm, i) != 0) {
         g->failed = 1;
         return -1;

@@ -97,43 +97,21 @@ static void reset_way(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *w, const sim_way_t 
     ws->used = ws->ica = 0;
 }
 
-static sim_time_t hit_time(sim_gpu_t *g, sim_sm_t *sm, uint64_t line)
-{
-    sim_time_t t = g->l1_hit_fs;
-    if (g->opts->hooks.l1_hit_extra)
-        t += (sim_time_t)g->opts->hooks.l1_hit_extra(g->opts->hooks.ctx, sm->id, line) * g->period[GPUEST_CLK_CORE];
-    return t;
-}
-
 /* A new load record for the line (sectors: what it asks of the MC; 0 for a merged record). */
 static int32_t new_record(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, uint8_t sectors)
 {
-    int32_t i = sim_pool_alloc(&g->pool);
+    int32_t i = sim_l1_new_request(g, sm, warp, r, GPUEST_MEM_LOAD);
     if (i < 0)
         return -1;
     sim_req_t *q = &g->pool.r[i];
-    q->line = r->line;
     q->sectors = sectors ? sectors : r->sectors;
     q->pdr = sectors != 0 && sectors != 0xF;
-    q->op = GPUEST_MEM_LOAD;
-    q->sm = (int16_t)sm->id;
-    q->mc = (int16_t)sim_mc_of(g, r->line);
-    q->warp = warp;
-    q->load = (int8_t)sm->ldst.load;
-    q->cache = RC_DATA;
-    q->t_access = g->now;
     return i;
 }
 
 static int send_record(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
 {
-    sim_req_t *q = &g->pool.r[i];
-    q->state = RQ_MISSQ;
-    q->t_created = g->now;
-    if (g->opts->hooks.l1_miss) {
-        gpuest_sim_req_info_t info = {q->line, q->sectors, q->op, q->sm, q->mc, -1, q->pdr};
-        g->opts->hooks.l1_miss(g->opts->hooks.ctx, &info, sim_core_cycle(g));
-    }
+    sim_l1_mark_missq(g, i);
     g->ctr.v[SC_l1_accesses]++;
     g->ctr.v[SC_l1_misses]++;
     g->ctr.v[SC_read_reqs]++;
@@ -195,12 +173,8 @@ sim_l1_outcome_t sim_l1s_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest
     if (way && (way->valid & need) == need) {
         l1s_way_t *ws = way_state(sm, way);
         note_use(&ws->used, &ws->ica, need);
-        sim_time_t done = g->now + hit_time(g, sm, r->line);
-        sim_load_line_done(g, sm, warp, sm->ldst.load, done, 1);
-        g->ctr.v[SC_l1_accesses]++;
-        g->ctr.v[SC_l1_hits]++;
-        g->ctr.v[SC_amat_fs] += (uint64_t)(done - g->now);
-        g->ctr.v[SC_amat_n]++;
+        sim_time_t done = g->now + sim_l1_hit_time(g, sm, r->line);
+        sim_l1_hit_done(g, sm, warp, done);
         return L1_HIT;
     }
     /* the baseline's reservation-failure rules (l1.c), in the same order */

@@ -219,19 +219,7 @@ static int msg_of(const gpuest_noc_packet_t *pkt) { return (int)((intptr_t)pkt->
 
 static int inject_msg(sim_gpu_t *g, int src_node, int dst_node, int cls, int flits, int32_t m)
 {
-    if (!gpuest_noc_can_inject_flits(g->noc, src_node, cls, flits))
-        return -1;
-    gpuest_noc_send_t s = {.src = src_node, .dst = dst_node, .cls = cls, .flits = flits,
-                           .payload = (void *)(PROBE_TAG + (intptr_t)m), .created = -1};
-    gpuest_error_t e;
-    gpuest_err rc = gpuest_noc_inject(g->noc, &s, NULL, &e);
-    if (rc == GPUEST_EBUSY)
-        return -1;
-    if (rc != GPUEST_OK) {
-        g->failed = 1;
-        return -1;
-    }
-    return 0;
+    return sim_inject_payload(g, src_node, &dst_node, 1, cls, flits, (void *)(PROBE_TAG + (intptr_t)m));
 }
 
 static int hops(const sim_gpu_t *g, int a, int b)

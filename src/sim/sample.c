@@ -536,6 +536,21 @@ static uint64_t mser5(const uint32_t *x, uint64_t n)
     return bd * 5;
 }
 
+/* Appends v to the growing trace (*cap entries allocated, *n used). */
+static gpuest_err trace_push(uint32_t **trace, size_t *cap, size_t *n, uint32_t v, gpuest_error_t *err)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8192;
+        uint32_t *t = realloc(*trace, nc * sizeof *t);
+        if (!t)
+            return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the warming trace");
+        *trace = t;
+        *cap = nc;
+    }
+    (*trace)[(*n)++] = v;
+    return GPUEST_OK;
+}
+
 /* Detailed warming and one measured unit of `insts` warp instructions starting at the kernel's
  * instruction `target` (its systematic position, fixed before the run reaches it).
  *
@@ -566,15 +581,7 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
         if (kpos(g, p) > target)
             break;
         u->warm_cycles++;
-        if (n == *tcap) {
-            size_t nc = *tcap ? 2 * *tcap : 8192;
-            uint32_t *t = realloc(*trace, nc * sizeof *t);
-            if (!t)
-                return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the warming trace");
-            *trace = t;
-            *tcap = nc;
-        }
-        (*trace)[n++] = (uint32_t)g->pool.live;
+        GPUEST_TRY(trace_push(trace, tcap, &n, (uint32_t)g->pool.live, err));
     }
     size_t nwarm = n;
     u->warm_insts = a.v[SC_warp_insts] - w0;
@@ -590,15 +597,7 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
         if (kpos(g, p) > target + insts)
             break;
         inflight += (double)g->pool.live;
-        if (n == *tcap) {
-            size_t nc = *tcap ? 2 * *tcap : 8192;
-            uint32_t *t = realloc(*trace, nc * sizeof *t);
-            if (!t)
-                return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for the warming trace");
-            *trace = t;
-            *tcap = nc;
-        }
-        (*trace)[n++] = (uint32_t)g->pool.live;
+        GPUEST_TRY(trace_push(trace, tcap, &n, (uint32_t)g->pool.live, err));
     }
     rates_end(g, r);
     u->warm_steady = mser5(*trace, n) <= nwarm;

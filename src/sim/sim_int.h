@@ -291,6 +291,12 @@ typedef enum { L1_HIT = 0, L1_MISS_SENT, L1_MISS_MERGED, L1_STALL_MSHR, L1_STALL
 sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op);
 int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* 0 sent, -1 stall */
 void sim_l1_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+sim_time_t sim_l1_hit_time(sim_gpu_t *g, const sim_sm_t *sm, uint64_t line); /* fs, with the l1_hit_extra hook */
+/* The current load of warp answered by an L1 hit at time done: its completion and the hit counters. */
+void sim_l1_hit_done(sim_gpu_t *g, sim_sm_t *sm, int warp, sim_time_t done);
+int32_t sim_l1_new_request(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r, int op); /* -1: no memory */
+/* Record i enters the miss queue: its state and creation time, and the l1_miss hook. */
+void sim_l1_mark_missq(sim_gpu_t *g, int32_t i);
 
 /* l1_compressed.c: the compressed L1D organization (LATTE-CC); sm->l1 then holds 4x tags. */
 #define SIM_DQ_CAP 256
@@ -528,6 +534,8 @@ int sim_inject(sim_gpu_t *g, int src, int dst, int cls, int flits, int32_t req);
  * (coalescing paper section 4); every member ejects one copy carrying req. 0 on success, -1 when
  * the NI queue is full (retry next cycle); other failures set g->failed. */
 int sim_inject_multicast(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, int32_t req);
+/* The same with any payload (remote-L1 probing tags its messages, probe.c). */
+int sim_inject_payload(sim_gpu_t *g, int src, const int *dests, int n, int cls, int flits, void *payload);
 
 /* run control for sampled simulation (gpu.c, sm.c; used by sample.c) */
 gpuest_err sim_gpu_build(sim_gpu_t *g, gpuest_error_t *err);

@@ -143,9 +143,7 @@ static wp_queue_t *fifo_head(sim_wp_t *p) { return p->ring_len ? &p->q[p->ring[p
 /* A follower answered by the leader's L1 hit. */
 static void ride_hit(sim_gpu_t *g, sim_sm_t *sm, const wp_entry_t *x, uint64_t line)
 {
-    sim_time_t t = g->l1_hit_fs;
-    if (g->opts->hooks.l1_hit_extra)
-        t += (sim_time_t)g->opts->hooks.l1_hit_extra(g->opts->hooks.ctx, sm->id, line) * g->period[GPUEST_CLK_CORE];
+    sim_time_t t = sim_l1_hit_time(g, sm, line);
     sim_load_line_done(g, sm, x->warp, x->load, g->now + t, 1);
     g->ctr.v[SC_amat_fs] += (uint64_t)t;
     g->ctr.v[SC_amat_n]++;

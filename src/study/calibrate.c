@@ -147,18 +147,44 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
     return GPUEST_OK;
 }
 
-gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
-                                  uint64_t seed, gpuest_progress_t *progress, gpuest_calibration_t *out,
-                                  gpuest_error_t *err)
+gpuest_err gpuest_study_calibration_begin(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                          uint64_t seed, gpuest_calibration_t *out, double *t0, gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
-    double t0 = wall_now();
+    *t0 = wall_now();
     snprintf(out->preset, sizeof out->preset, "%s", cfg->name);
     snprintf(out->workload, sizeof out->workload, "%s", workload);
     out->scale = scale;
     out->seed = seed;
     out->sim_generation = GPUEST_STUDY_SIM_GENERATION;
-    GPUEST_TRY(gpuest_study_machine_hash(cfg, &out->machine_hash, err));
+    return gpuest_study_machine_hash(cfg, &out->machine_hash, err);
+}
+
+void gpuest_study_run_label(gpuest_study_run_t *r, const gpuest_study_variant_t *v)
+{
+    memcpy(r->label, v->label, sizeof r->label);
+    r->label[sizeof r->label - 1] = '\0';
+    for (int k = 0; k < v->nsets; k++) {
+        size_t len = strlen(r->sets);
+        snprintf(r->sets + len, sizeof r->sets - len, "%s%s", k ? ";" : "", v->sets[k]);
+    }
+}
+
+gpuest_err gpuest_study_calibration_end(const gpuest_config_t *cfg, gpuest_calibration_t *out, double t0,
+                                        gpuest_error_t *err)
+{
+    GPUEST_TRY(gpuest_study_profile_calibration(cfg, out, err));
+    GPUEST_TRY(gpuest_study_fit_runs(cfg, out, err));
+    out->calib_seconds = wall_now() - t0;
+    return GPUEST_OK;
+}
+
+gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                  uint64_t seed, gpuest_progress_t *progress, gpuest_calibration_t *out,
+                                  gpuest_error_t *err)
+{
+    double t0;
+    GPUEST_TRY(gpuest_study_calibration_begin(cfg, workload, scale, seed, out, &t0, err));
     gpuest_study_variant_t vars[GPUEST_STUDY_MAX_RUNS];
     int nv = gpuest_study_excitation(cfg, vars, GPUEST_STUDY_MAX_RUNS);
     for (int i = 0; i < nv; i++) {
@@ -166,18 +192,10 @@ gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *worklo
         GPUEST_TRY(gpuest_study_apply(cfg, &vars[i], &vc, err));
         gpuest_study_run_t *r = &out->runs[out->nruns];
         GPUEST_TRY(gpuest_study_run_detailed(&vc, workload, scale, seed, r, err));
-        memcpy(r->label, vars[i].label, sizeof r->label);
-        r->label[sizeof r->label - 1] = '\0';
-        for (int k = 0; k < vars[i].nsets; k++) {
-            size_t len = strlen(r->sets);
-            snprintf(r->sets + len, sizeof r->sets - len, "%s%s", k ? ";" : "", vars[i].sets[k]);
-        }
+        gpuest_study_run_label(r, &vars[i]);
         out->nruns++;
         if (progress)
             gpuest_progress_update(progress, (uint64_t)out->nruns);
     }
-    GPUEST_TRY(gpuest_study_profile_calibration(cfg, out, err));
-    GPUEST_TRY(gpuest_study_fit_runs(cfg, out, err));
-    out->calib_seconds = wall_now() - t0;
-    return GPUEST_OK;
+    return gpuest_study_calibration_end(cfg, out, t0, err);
 }

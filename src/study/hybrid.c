@@ -10,18 +10,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "study/study.h"
 
 #define HYBRID_PREFIX 0.3 /* share of the baseline's instructions run in detail for the model inputs */
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Model inputs from a detailed run of the first `share` of the workload's instructions. */
 static gpuest_err prefix_inputs(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale, uint64_t seed,
@@ -64,14 +56,8 @@ gpuest_err gpuest_study_calibrate_sampled(const gpuest_config_t *cfg, const char
                                           uint64_t seed, gpuest_progress_t *progress, gpuest_calibration_t *out,
                                           gpuest_error_t *err)
 {
-    memset(out, 0, sizeof *out);
-    double t0 = wall_now();
-    snprintf(out->preset, sizeof out->preset, "%s", cfg->name);
-    snprintf(out->workload, sizeof out->workload, "%s", workload);
-    out->scale = scale;
-    out->seed = seed;
-    out->sim_generation = GPUEST_STUDY_SIM_GENERATION;
-    GPUEST_TRY(gpuest_study_machine_hash(cfg, &out->machine_hash, err));
+    double t0;
+    GPUEST_TRY(gpuest_study_calibration_begin(cfg, workload, scale, seed, out, &t0, err));
     gpuest_model_workload_t in;
     memset(&in, 0, sizeof in);
     double prefix_s = 0.0;
@@ -93,12 +79,7 @@ gpuest_err gpuest_study_calibrate_sampled(const gpuest_config_t *cfg, const char
         }
         gpuest_study_run_t *r = &out->runs[out->nruns];
         memset(r, 0, sizeof *r);
-        memcpy(r->label, vars[i].label, sizeof r->label);
-        r->label[sizeof r->label - 1] = '\0';
-        for (int k = 0; k < vars[i].nsets; k++) {
-            size_t len = strlen(r->sets);
-            snprintf(r->sets + len, sizeof r->sets - len, "%s%s", k ? ";" : "", vars[i].sets[k]);
-        }
+        gpuest_study_run_label(r, &vars[i]);
         r->in = in;
         r->ipc = smp.ipc.value;
         r->amat = smp.amat.value;
@@ -113,8 +94,5 @@ gpuest_err gpuest_study_calibrate_sampled(const gpuest_config_t *cfg, const char
         if (progress)
             gpuest_progress_update(progress, (uint64_t)out->nruns);
     }
-    GPUEST_TRY(gpuest_study_profile_calibration(cfg, out, err));
-    GPUEST_TRY(gpuest_study_fit_runs(cfg, out, err));
-    out->calib_seconds = wall_now() - t0;
-    return GPUEST_OK;
+    return gpuest_study_calibration_end(cfg, out, t0, err);
 }

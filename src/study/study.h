@@ -119,6 +119,14 @@ gpuest_err gpuest_study_calibrate_sampled(const gpuest_config_t *cfg, const char
                                           gpuest_error_t *err);
 /* Fit + cross-validation on runs already in c (c->runs, c->nruns); fills fit, cv_*, util_*. */
 gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
+/* The steps every calibration shares: begin clears out, fills its header (machine, workload, simulator
+ * generation, machine hash) and sets *t0 to the wall clock; run_label names run r after variant v
+ * (label and ';'-joined assignments); end profiles, fits and records the wall seconds since t0. */
+gpuest_err gpuest_study_calibration_begin(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                          uint64_t seed, gpuest_calibration_t *out, double *t0, gpuest_error_t *err);
+void gpuest_study_run_label(gpuest_study_run_t *r, const gpuest_study_variant_t *v);
+gpuest_err gpuest_study_calibration_end(const gpuest_config_t *cfg, gpuest_calibration_t *out, double t0,
+                                        gpuest_error_t *err);
 
 /* models/calibrations/<preset>-<workload>-<scale>.cal */
 void gpuest_calibration_path(const char *dir, const char *preset, const char *workload, gpuest_scale_t scale,

@@ -66,6 +66,20 @@ static void build_with(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth
 
 static void build(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth) { build_with(pts, truth, 0); }
 
+/* Fits the NPTS points from start; each parameter within 2 % of truth and the points within 1 % rms. */
+static void fit_within_2_percent(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *start,
+                                 const gpuest_gpu_params_t *truth, gpuest_fit_result_t *f)
+{
+    gpuest_error_t err;
+    assert_int_equal(gpuest_gpu_fit_from(pts, NPTS, start, f, &err), GPUEST_OK);
+    printf("fit: alpha %.5f eta %.5f kappa %.5f rms %.2e\n", f->params.alpha, f->params.eta, f->params.kappa,
+           f->rms_rel_error);
+    assert_true(fabs(f->params.alpha / truth->alpha - 1) < 0.02);
+    assert_true(fabs(f->params.eta / truth->eta - 1) < 0.02);
+    assert_true(fabs(f->params.kappa / truth->kappa - 1) < 0.02);
+    assert_true(f->rms_rel_error < 0.01);
+}
+
 /* The scoreboard model (warps as customers, LD/ST station, MSHR cap): the fit recovers alpha
  * (epochs per memory wait), eta and kappa from data it generated; a model that is not smooth in
  * its parameters (a feedback that settles differently for nearby parameters) fails it. */
@@ -76,15 +90,8 @@ static void recovers_parameters_scoreboard(void **state)
     gpuest_fit_point_t pts[NPTS];
     build_with(pts, &truth, 1);
     gpuest_fit_result_t f;
-    gpuest_error_t err;
     gpuest_gpu_params_t start = {.alpha = 1.0, .eta = 0.5, .kappa = 1.0};
-    assert_int_equal(gpuest_gpu_fit_from(pts, NPTS, &start, &f, &err), GPUEST_OK);
-    printf("fit: alpha %.5f eta %.5f kappa %.5f rms %.2e\n", f.params.alpha, f.params.eta, f.params.kappa,
-           f.rms_rel_error);
-    assert_true(fabs(f.params.alpha / truth.alpha - 1) < 0.02);
-    assert_true(fabs(f.params.eta / truth.eta - 1) < 0.02);
-    assert_true(fabs(f.params.kappa / truth.kappa - 1) < 0.02);
-    assert_true(f.rms_rel_error < 0.01);
+    fit_within_2_percent(pts, &start, &truth, &f);
     for (int i = 0; i < NPTS; i++)
         gpuest_gpu_model_destroy(pts[i].model);
 }
@@ -96,17 +103,10 @@ static void recovers_parameters(void **state)
     gpuest_fit_point_t pts[NPTS];
     build(pts, &truth);
     gpuest_fit_result_t f;
-    gpuest_error_t err;
     gpuest_gpu_params_t start;
     gpuest_gpu_params_default(&start); /* (0.5, 0.5, 1.0): every parameter starts well away */
-    assert_int_equal(gpuest_gpu_fit_from(pts, NPTS, &start, &f, &err), GPUEST_OK);
-    printf("fit: alpha %.5f eta %.5f kappa %.5f rms %.2e\n", f.params.alpha, f.params.eta, f.params.kappa,
-           f.rms_rel_error);
     /* the weak prior pulls towards the defaults (0.5, 0.5, 1.0) by much less than 2 % */
-    assert_true(fabs(f.params.alpha / truth.alpha - 1) < 0.02);
-    assert_true(fabs(f.params.eta / truth.eta - 1) < 0.02);
-    assert_true(fabs(f.params.kappa / truth.kappa - 1) < 0.02);
-    assert_true(f.rms_rel_error < 0.01);
+    fit_within_2_percent(pts, &start, &truth, &f);
     for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
         assert_true(f.covar[j][j] > 0);
     for (int i = 0; i < NPTS; i++)

@@ -94,3 +94,14 @@ void fixture_db_create_empty(const char *path)
 {
     exec_sql(path, schema_sql);
 }
+
+long fixture_file_head(const char *path, unsigned char *head, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(head, 1, n, f), n);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    return size;
+}

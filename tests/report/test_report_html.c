@@ -96,13 +96,8 @@ static void test_report_in_chromium(void **state)
     snprintf(url, sizeof url, "file://%s/index.html", dir);
     run_chromium(browser, profile, shot, url);
     snprintf(shot, sizeof shot, "%s/shot.png", dir);
-    FILE *f = fopen(shot, "rb");
-    assert_non_null(f);
     unsigned char sig[4];
-    assert_int_equal(fread(sig, 1, 4, f), 4);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fclose(f);
+    long size = fixture_file_head(shot, sig, sizeof sig);
     assert_memory_equal(sig, "\x89PNG", 4);
     assert_true(size > 20000); /* text and figures drawn: a blank 1200 x 900 page is about 6 KB */
     snprintf(args, sizeof args, "rm -rf %s %s %s", db, dir, profile);

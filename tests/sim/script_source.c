@@ -1,7 +1,12 @@
 /* script_source.c: the scripted instruction source used by the simulator tests. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include "script_source.h"
 
@@ -147,4 +152,15 @@ void script_on_load(void *ctx, int sm, int slot, uint64_t issue, uint64_t done, 
         l->misses[l->n] = misses;
         l->n++;
     }
+}
+
+void script_run_drained(const gpuest_config_t *c, script_t *s, const gpuest_sim_opts_t *o, gpuest_sim_result_t *r)
+{
+    gpuest_sim_source_t src;
+    script_source(&src, s);
+    gpuest_error_t e = {0};
+    if (gpuest_sim_run(c, &src, o, r, &e) != GPUEST_OK)
+        fail_msg("simulation failed: %s", e.msg);
+    assert_int_equal(r->requests_sent, r->replies_received);
+    assert_int_equal(r->outstanding, 0);
 }

@@ -36,6 +36,10 @@ typedef struct {
 
 void script_source(gpuest_sim_source_t *src, script_t *s);
 
+/* Runs s on machine c with options o and checks the drained end (every request answered, none
+ * outstanding); a failed run fails the calling test with the simulator's message. */
+void script_run_drained(const gpuest_config_t *c, script_t *s, const gpuest_sim_opts_t *o, gpuest_sim_result_t *r);
+
 /* Sets kernel k of s: ctas CTAs of one warp (16 registers a thread) running the n instructions
  * insts; name may be NULL (see script_kernel_t). */
 void script_kernel(script_t *s, int k, const char *name, uint32_t ctas, int n, const script_inst_t *insts);

@@ -69,10 +69,10 @@ static unsigned record_access(void *ctx, const gpuest_sim_l1c_event_t *ev)
     return ++p->accesses == p->invalidate_at ? 1u << GPUEST_L1C_SC : 0u;
 }
 
-/* One warp loads 32 lines (a line per lane, `stride` bytes apart; 1 KB: 8 lines in each of 4 sets
- * of the 32-set L1D), `passes` times, each load waiting for the previous one (register
- * dependency). Returns the run's cycles. */
-static uint64_t run_stride(policy_t *p, int passes, int compressed, uint32_t stride)
+/* One warp runs n dependent loads (each waits for the previous one through a register), load k of
+ * a line per lane from base[k], `stride` bytes apart, on a one-SM latte15; the compressed L1D
+ * with p's policy when `compressed`. Returns the run's cycles. */
+static uint64_t run_loads(policy_t *p, int compressed, int n, const uint64_t *base, uint32_t stride)
 {
     gpuest_config_t c;
     gpuest_error_t e = {0};
@@ -81,10 +81,10 @@ static uint64_t run_stride(policy_t *p, int passes, int compressed, uint32_t str
     c.core.perfect_inst_const_cache = 1;
     script_t s = {0};
     script_inst_t insts[4];
-    for (int k = 0; k < passes; k++)
-        insts[k] = (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, A, stride, 4, 1, -1,
+    for (int k = 0; k < n; k++)
+        insts[k] = (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, base[k], stride, 4, 1, -1,
                                    (uint8_t)(k + 2), (uint8_t)(k ? k + 1 : 0), 0};
-    script_kernel(&s, 0, NULL, 1, passes, insts);
+    script_kernel(&s, 0, NULL, 1, n, insts);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.hooks.ctx = p;
@@ -100,12 +100,20 @@ static uint64_t run_stride(policy_t *p, int passes, int compressed, uint32_t str
     if (rc != GPUEST_OK)
         printf("# %s\n", e.msg);
     assert_int_equal(rc, GPUEST_OK);
-    assert_int_equal(p->loads.n, passes);
+    assert_int_equal(p->loads.n, n);
     uint64_t cycles = r.total.cycles;
     gpuest_sim_result_free(&r);
     return cycles;
 }
 
+/* One warp loads 32 lines (a line per lane, `stride` bytes apart; 1 KB: 8 lines in each of 4 sets
+ * of the 32-set L1D), `passes` times (at most 4), each load waiting for the previous one (register
+ * dependency). Returns the run's cycles. */
+static uint64_t run_stride(policy_t *p, int passes, int compressed, uint32_t stride)
+{
+    static const uint64_t base[4] = {A, A, A, A};
+    return run_loads(p, compressed, passes, base, stride);
+}
 
 /* Three dependent loads X, Y, X of a line per lane, 512 bytes apart: X puts 4 lines in each of 8
  * sets, Y (16 KB further) 4 other lines in the same sets. The plain 4-way L1D loses X to Y: the
@@ -119,34 +127,8 @@ static uint64_t run_stride(policy_t *p, int passes, int compressed, uint32_t str
  * price of reserving a raw line's room for a line whose size is not known yet. */
 static uint64_t run_xyx(policy_t *p, int compressed)
 {
-    gpuest_config_t c;
-    gpuest_error_t e = {0};
-    assert_int_equal(gpuest_config_preset(&c, "latte15", &e), GPUEST_OK);
-    c.core.num_sms = 1;
-    c.core.perfect_inst_const_cache = 1;
-    script_t s = {0};
     static const uint64_t base[3] = {A, A + 16384, A};
-    script_inst_t insts[3];
-    for (int k = 0; k < 3; k++)
-        insts[k] = (script_inst_t){GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, base[k], 512, 4, 1, -1,
-                                   (uint8_t)(k + 2), (uint8_t)(k ? k + 1 : 0), 0};
-    script_kernel(&s, 0, NULL, 1, 3, insts);
-    gpuest_sim_opts_t o;
-    gpuest_sim_opts_default(&o);
-    o.hooks.ctx = p;
-    o.hooks.load_done = script_on_load;
-    if (compressed) {
-        o.hooks.l1c_fill = fixed_fill;
-        o.hooks.l1c_access = record_access;
-    }
-    gpuest_sim_source_t src;
-    script_source(&src, &s);
-    gpuest_sim_result_t r;
-    assert_int_equal(gpuest_sim_run(&c, &src, &o, &r, &e), GPUEST_OK);
-    assert_int_equal(p->loads.n, 3);
-    uint64_t cycles = r.total.cycles;
-    gpuest_sim_result_free(&r);
-    return cycles;
+    return run_loads(p, compressed, 3, base, 512);
 }
 
 static void test_subblocks_hold_more_lines(void **state)

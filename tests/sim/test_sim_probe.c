@@ -123,13 +123,7 @@ static void run(script_t *s, probe_ctx_t *c, gpuest_sim_result_t *r)
     o.hooks.probe_done = done;
     o.hooks.probe_event = on_event;
     o.hooks.load_done = on_load;
-    gpuest_sim_source_t src;
-    script_source(&src, s);
-    gpuest_error_t e = {0};
-    if (gpuest_sim_run(&cfg, &src, &o, r, &e) != GPUEST_OK)
-        fail_msg("simulation failed: %s", e.msg);
-    assert_int_equal(r->requests_sent, r->replies_received);
-    assert_int_equal(r->outstanding, 0);
+    script_run_drained(&cfg, s, &o, r);
 }
 
 /* CTA 0 (SM 0) reads line A (twice: the second read hits); CTA 1 (SM 1) reads it 2000 cycles later. */
@@ -296,15 +290,8 @@ static void test_no_deadlock_at_saturation(void **state)
     o.hooks.probe_plan = plan;
     o.hooks.probe_done = done;
     o.hooks.probe_event = on_event;
-    gpuest_sim_source_t src;
-    script_source(&src, &s);
-    gpuest_error_t e = {0};
     gpuest_sim_result_t r;
-    gpuest_err rc = gpuest_sim_run(&cfg, &src, &o, &r, &e);
-    if (rc != GPUEST_OK)
-        fail_msg("simulation failed: %s", e.msg);
-    assert_int_equal(r.requests_sent, r.replies_received);
-    assert_int_equal(r.outstanding, 0);
+    script_run_drained(&cfg, &s, &o, &r);
     assert_true(c.ev[GPUEST_SIM_PEV_PROBE_SENT] > 0);
     /* every probed miss ended exactly once: from a remote L1 or from its L2 */
     assert_int_equal(c.ev[GPUEST_SIM_PEV_REMOTE_HIT] + c.ev[GPUEST_SIM_PEV_TIMEOUT] + c.ev[GPUEST_SIM_PEV_ALL_NACK],
@@ -343,13 +330,7 @@ static void run_llc(script_t *s, llc_ctx_t *c, gpuest_sim_result_t *r)
     o.hooks.ctx = c;
     o.hooks.llc_read = llc_read;
     o.hooks.probe_event = on_event; /* c->p is the first member */
-    gpuest_sim_source_t src;
-    script_source(&src, s);
-    gpuest_error_t e = {0};
-    if (gpuest_sim_run(&cfg, &src, &o, r, &e) != GPUEST_OK)
-        fail_msg("simulation failed: %s", e.msg);
-    assert_int_equal(r->requests_sent, r->replies_received);
-    assert_int_equal(r->outstanding, 0);
+    script_run_drained(&cfg, s, &o, r);
 }
 
 static void test_llc_forwards_hit_to_last_reader(void **state)

@@ -64,19 +64,12 @@ static void on_miss(void *ctx, const gpuest_sim_req_info_t *q, uint64_t cycle)
 static void run(const gpuest_config_t *c, script_t *s, rec_t *rec, gpuest_sim_result_t *r)
 {
     memset(rec, 0, sizeof *rec);
-    gpuest_sim_source_t src;
-    script_source(&src, s);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.hooks.ctx = rec;
     o.hooks.load_done = on_load;
     o.hooks.l1_miss = on_miss;
-    gpuest_error_t e = {0};
-    gpuest_err rc = gpuest_sim_run(c, &src, &o, r, &e);
-    if (rc != GPUEST_OK)
-        fail_msg("simulation failed: %s", e.msg);
-    assert_int_equal(r->requests_sent, r->replies_received);
-    assert_int_equal(r->outstanding, 0);
+    script_run_drained(c, s, &o, r);
 }
 
 /* Two warps load the same line one cycle apart; the first is due after 2 cycles in the pool, so

@@ -14,6 +14,17 @@ static sqlite3 *check_open(const char *path)
     return db;
 }
 
+/* Removes a database and its write-ahead log files. */
+static inline void remove_db(const char *path)
+{
+    char p[300];
+    remove(path);
+    snprintf(p, sizeof p, "%s-wal", path);
+    remove(p);
+    snprintf(p, sizeof p, "%s-shm", path);
+    remove(p);
+}
+
 /* First column of the first row of sql as an integer (fails the test on an SQL error). */
 static inline long long check_int(sqlite3 *db, const char *sql)
 {

@@ -47,16 +47,6 @@ static int setup(void **state)
     return 0;
 }
 
-static void remove_db(const char *path)
-{
-    char p[300];
-    remove(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    remove(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    remove(p);
-}
-
 static int teardown(void **state)
 {
     (void)state;

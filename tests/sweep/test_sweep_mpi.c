@@ -20,16 +20,6 @@ static char out[1 << 16];
     "/models/calibrations\ndesign = sobol\npoints = 6\n[axes]\nnoc.vcs = 2, 4, 8\nl2.hit_latency = 60..200\n"
 #define NPOINTS 18
 
-static void remove_db(const char *path)
-{
-    char p[300];
-    remove(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    remove(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    remove(p);
-}
-
 static void three_ranks_same_as_local(void **state)
 {
     (void)state;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../sim/script_source.h"
+#include "tech_stat.h"
 #include "technique/technique.h"
 
 #define BASE GPUEST_MEMIMG_BASE
@@ -246,16 +247,7 @@ static void tech_done(tf_t *f)
     gpuest_memimg_destroy(f->img);
 }
 
-static double stat(tf_t *f, const char *name)
-{
-    gpuest_technique_stat_t st[GPUEST_TECH_MAX_STATS];
-    size_t n = gpuest_technique_set_stats(f->set, st, GPUEST_TECH_MAX_STATS);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(st[i].name, name) == 0)
-            return st[i].value;
-    fail_msg("statistic %s missing", name);
-    return 0;
-}
+static double stat(tf_t *f, const char *name) { return tech_stat(f->set, name); }
 
 static void accept(tf_t *f, int32_t id, int sm, uint64_t line, unsigned sectors)
 {
