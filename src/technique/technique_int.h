@@ -26,6 +26,8 @@ int tech_l1c_mode(const void *state, int sm);
  * locality ratio it rests on (shared read line requests over read line requests, window
  * = MC ports x technique.pcu_rgrs read requests; runs every remaining launch of wl). */
 gpuest_err tech_coal_locality(const gpuest_config_t *cfg, gpuest_workload_t *wl, double *ratio, gpuest_error_t *err);
+/* filtering_model.c: the model transform of technique.filtering (reply flits from sector masks). */
+gpuest_err tech_flt_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
 gpuest_err tech_coal_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
 
 #endif

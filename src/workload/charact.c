@@ -169,6 +169,7 @@ static gpuest_err on_request(run_t *r, int sm, const gpuest_inst_t *in, const gp
     if (in->op != GPUEST_MEM_LOAD)
         return GPUEST_OK;
     st->read_requests++;
+    st->read_by_sectors[gpuest_sector_count(q->sectors) - 1]++;
     if (q->sectors == 0xF)
         st->fdr++;
     else

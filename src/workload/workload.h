@@ -329,6 +329,7 @@ typedef struct {
      * them to a line another SM's miss requested within the window, counted in misses: the
      * inter-core locality of the stream that reaches the MCs (the PCUs' view). */
     uint64_t miss_reads, shared_misses;
+    uint64_t read_by_sectors[4];     /* read line requests with 1, 2, 3, 4 sectors */
 } gpuest_charact_t;
 
 /* Called once per launch with its statistics, and once per distinct line the

@@ -25,17 +25,18 @@ static void set(gpuest_config_t *c, const char *kv)
         fail_msg("%s: %s", kv, e.msg);
 }
 
-/* A trace of one kernel with n CTAs of one 32-thread warp; CTA i (SM i) reads the whole
- * 128-byte line at lines[i] (32 lanes x 4 bytes). */
-static gpuest_workload_t *trace(const unsigned *lines, int n)
+/* A trace of one kernel with n CTAs of one 32-thread warp; CTA i (SM i) reads the first
+ * lanes[i] x 4 bytes of the 128-byte line at lines[i] (lanes NULL: all 32). */
+static gpuest_workload_t *trace_lanes(const unsigned *lines, const int *lanes, int n)
 {
     mkdir(TMP, 0755);
     FILE *f = fopen(TMP "/t.csv", "w");
     assert_non_null(f);
     fprintf(f, "gpuest_trace,1\nkernel,0,k,%d,1,1,32,1,1,0,8\n", n);
     for (int i = 0; i < n; i++) {
-        fprintf(f, "inst,0,%d,0,1,load,4,ffffffff,", i);
-        for (int k = 0; k < 32; k++)
+        int nl = lanes ? lanes[i] : 32;
+        fprintf(f, "inst,0,%d,0,1,load,4,%08x,", i, nl == 32 ? 0xffffffffu : (1u << nl) - 1u);
+        for (int k = 0; k < nl; k++)
             fprintf(f, "%s0x%x", k ? " " : "", lines[i] + 4 * k);
         fprintf(f, "\n");
     }
@@ -46,6 +47,8 @@ static gpuest_workload_t *trace(const unsigned *lines, int n)
         fail_msg("%s", e.msg);
     return wl;
 }
+
+static gpuest_workload_t *trace(const unsigned *lines, int n) { return trace_lanes(lines, NULL, n); }
 
 static double saved(const char *value, const unsigned *lines, int n, gpuest_err *rc, gpuest_error_t *e)
 {
@@ -118,9 +121,46 @@ static void test_pcu_needs_launches(void **state)
     assert_non_null(strstr(e.msg, "launches"));
 }
 
+/* Data filtering on mesh56 (16-byte flits): SM0 reads 8 lanes x 4 B of line A (one sector: a
+ * partial read whose reply carries 256 data bits + the 4-bit sector map), SM1 all of line B (a
+ * full read: the 1024-bit line). Half the replies at each size. With the request controller's FDR
+ * threshold at 40 % the launch's 50 % full reads switch it to whole lines: every reply full.
+ * Fails when the sector count, the map bits or the controller's rule are wrong. */
+static void test_filtering_reply_sizes_by_hand(void **state)
+{
+    (void)state;
+    gpuest_config_t c;
+    preset(&c, "mesh56");
+    set(&c, "technique.filtering=df_truc");
+    const unsigned lines[] = {0x10000, 0x20000};
+    const int lanes[] = {8, 32};
+    int fp = gpuest_packet_flits(260, c.noc.flit_bytes, c.noc.header_bytes);
+    int ff = gpuest_packet_flits(1024, c.noc.flit_bytes, c.noc.header_bytes);
+    assert_true(fp < ff);
+    gpuest_error_t e = {0};
+    gpuest_model_transform_t t;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            set(&c, "technique.filter_fdr_threshold=40");
+        gpuest_workload_t *wl = trace_lanes(lines, lanes, 2);
+        gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+        gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
+        gpuest_workload_destroy(wl);
+        if (rc != GPUEST_OK)
+            fail_msg("%s", e.msg);
+        for (int f = 1; f <= GPUEST_MODEL_MAX_FLITS; f++) {
+            double want = pass == 0 ? (f == fp || f == ff ? 0.5 : 0.0) : (f == ff ? 1.0 : 0.0);
+            if (t.reply_flit_hist[f] != want)
+                fail_msg("pass %d: hist[%d] = %g, expected %g", pass, f, t.reply_flit_hist[f], want);
+        }
+    }
+    assert_float_equal(t.compress_latency, 2.0, 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_pcu_locality_by_hand), cmocka_unit_test(test_warppool_refused),
-                                       cmocka_unit_test(test_pcu_needs_launches)};
+                                       cmocka_unit_test(test_pcu_needs_launches),
+                                       cmocka_unit_test(test_filtering_reply_sizes_by_hand)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
