@@ -107,6 +107,9 @@ int cli_cmd_estimate(int argc, char **argv)
                                                                     o.cc.cfg.noc.header_bytes)),
                    gpuest_packet_flits(8u * GPUEST_LINE_BYTES, o.cc.cfg.noc.flit_bytes, o.cc.cfg.noc.header_bytes),
                    use->compress_latency, use->decompress_latency);
+        if (use && use->reply_packets_saved > 0)
+            printf("technique transform: %.4f of read replies (and their L2 accesses) saved by coalescing\n",
+                   use->reply_packets_saved);
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {

@@ -18,8 +18,9 @@ static void help(FILE *out)
                  "effects whose sign the estimate gets right.\n\noptions:\n" CLI_CONFIG_HELP
                  CLI_STUDY_HELP "  --points N             held-out points (default 10)\n"
                  "  --techniques LIST      also validate technique points on the baseline machine, one per\n"
-                 "                         compression algorithm in LIST (e.g. bdi,dsm), with the sign of\n"
-                 "                         each one's IPC effect, estimated vs simulated (default none)\n"
+                 "                         item of LIST: a compression algorithm (bdi) or a technique key\n"
+                 "                         and value (coalescing=pcu), e.g. bdi,coalescing=pcu, with the sign\n"
+                 "                         of each one's IPC effect, estimated vs simulated (default none)\n"
                  "  --truth-csv FILE       detailed runs of an earlier --csv instead of new simulations\n"
                  "  --csv FILE             one row per point\n  --confidence C         interval level (0.95)\n");
 }
@@ -62,7 +63,8 @@ static gpuest_err truth_row(void *vctx, size_t line, const char *const *f, size_
 
 #define MAX_TECH 8
 
-/* --techniques a,b,...: each must be a value technique.compression accepts (checked on the
+/* --techniques a,b,...: each must be a value technique.compression accepts or a technique
+ * key=value that switches a technique on (checked on the
  * machine now, so a typo fails before any simulation). Returns 0 or an exit code (printed). */
 static int split_techniques(cli_study_opts_t *o, char **out, int *n)
 {
@@ -75,13 +77,17 @@ static int split_techniques(cli_study_opts_t *o, char **out, int *n)
         }
         gpuest_config_t probe = o->cc.cfg;
         char set[128];
-        snprintf(set, sizeof set, "technique.compression=%s", t);
+        gpuest_study_technique_setting(t, set, sizeof set);
         gpuest_error_t err;
         gpuest_error_clear(&err);
-        if (strcmp(t, "none") == 0 || gpuest_config_set(&probe, set, "--techniques", &err) != GPUEST_OK ||
+        if (gpuest_config_set(&probe, set, "--techniques", &err) != GPUEST_OK ||
             gpuest_config_validate(&probe, &err) != GPUEST_OK) {
-            cli_usage_error(CMD, "--techniques %s: '%s' is not a compression algorithm (%s)", o->techniques, t,
-                            err.msg);
+            cli_usage_error(CMD, "--techniques %s: '%s' is not a compression algorithm or technique key=value (%s)",
+                            o->techniques, t, err.msg);
+            return 2;
+        }
+        if (!gpuest_study_any_technique(&probe)) {
+            cli_usage_error(CMD, "--techniques %s: '%s' switches no technique on", o->techniques, t);
             return 2;
         }
         out[(*n)++] = t;

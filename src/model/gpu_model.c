@@ -540,7 +540,17 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * at wpr writes per read. */
     double wpr = wf / (1 - wf);
     double rep_mean = gpuest_model_reply_flits(t, m->rep_flits), rep_m2 = reply_flits_m2(t, m->rep_flits);
-    GPUEST_TRY(ensure_noc(m, (int)lround(rep_mean), wf, err));
+    /* PCU coalescing (t->reply_packets_saved): one L2 access, one reply injection and, on the
+     * multicast tree's trunk from the MC, one packet per group of reads. The open network model
+     * carries the replies' flits per read x (1 - saved) (exact on the trunk's links next to the
+     * MC, where the hot links of an MC-bound mesh are; an upper bound of the saving further out);
+     * a reply is still rep_mean flits long, so the serialization the shorter modelled packet
+     * leaves out is added back to the reply network's delay. */
+    double rep_keep = t ? 1.0 - clamp01(t->reply_packets_saved) : 1.0;
+    int noc_rep = (int)lround(rep_mean * rep_keep);
+    noc_rep = noc_rep < 1 ? 1 : noc_rep;
+    GPUEST_TRY(ensure_noc(m, noc_rep, wf, err));
+    double rep_ser_back = rep_keep < 1.0 && rep_mean > noc_rep ? (rep_mean - noc_rep) : 0.0;
     double width = c->noc.topology == GPUEST_TOPO_CROSSBAR && c->noc.xbar_port_flits > 1 ? c->noc.xbar_port_flits : 1;
     double tf = m->icnt / width; /* core cycles per flit at a port */
     double rep_scv = rep_m2 / (rep_mean * rep_mean) - 1.0;
@@ -572,7 +582,10 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     dr[ST_SMINJ] = m->req_flits * tf;
     dw[ST_SMINJ] = m->rep_flits * tf; /* a write carries its data */
     st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, 0.0, fork_p}; /* one L2 bank per sub-partition */
-    dr[ST_L2] = dw[ST_L2] = m->l2c;
+    /* PCU coalescing: one L2 access and one reply injection per group of reads (the SM ejection
+     * port still receives every reply) */
+    dr[ST_L2] = m->l2c * rep_keep;
+    dw[ST_L2] = m->l2c;
     st[ST_ROP].demand = pm * c->l2.hit_latency;
     st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv,
                                            fork_m};
@@ -582,7 +595,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     /* the batch waits for DRAM when any of its reads misses the L2 */
     st[ST_DRAMLAT].demand = pm * (1 - pow(h2, rm)) * (dram_fixed + c->dram.tCL * m->dramc);
     st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv, fork_p}; /* one port per sub-partition */
-    dr[ST_INJ] = rep_mean * tf;
+    dr[ST_INJ] = rep_mean * tf * rep_keep;
     dw[ST_INJ] = 1.0 * tf; /* write acknowledgement */
     st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv, 1.0};
     dr[ST_SMEJ] = rep_mean * tf;
@@ -627,7 +640,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             st[i].demand = inflate(r * dr[i], uw);
         }
         st[ST_REQNET].demand = pm * d_req;
-        st[ST_REPNET].demand = pm * rep_surrogate(d_rep, st, r);
+        st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf);
         GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, it > 1 ? &a : NULL, &a, err));
         x = a.x;
         double scale = x * r * per_x;
@@ -674,7 +687,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             break;
     }
     st[ST_REQNET].demand = pm * d_req;
-    st[ST_REPNET].demand = pm * rep_surrogate(d_rep, st, r);
+    st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf);
     GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, &a, &a, err));
     out->outer_iterations = it > 100 ? 100 : it;
     out->promoted_links = promoted[0] + promoted[1];

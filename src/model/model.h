@@ -286,6 +286,9 @@ typedef struct {
     double reply_flit_hist[GPUEST_MODEL_MAX_FLITS + 1];
     double compress_latency;   /* L2 cycles */
     double decompress_latency; /* core cycles */
+    /* Share of read replies the MC does not inject and the L2 does not serve (PCU coalescing: one
+     * multicast reply and one L2 access per group of reads of a block; 0 = none). */
+    double reply_packets_saved;
 } gpuest_model_transform_t;
 
 void gpuest_model_transform_identity(gpuest_model_transform_t *t);

@@ -194,8 +194,13 @@ gpuest_err gpuest_study_validate(const gpuest_calibration_t *c, const gpuest_con
                                  gpuest_study_validation_point_t *out, int *count, gpuest_error_t *err);
 
 
-/* Technique points: for each of the n compression algorithms in values ("bdi", ...), the machine
- * cfg with technique.compression set, estimated under the techniques' transform exactly as
+/* The setting of one technique item: a compression algorithm ("bdi": "technique.compression=bdi")
+ * or a technique key=value ("coalescing=pcu": "technique.coalescing=pcu"). */
+void gpuest_study_technique_setting(const char *item, char *set, size_t size);
+
+/* Technique points: for each of the n items in values (compression algorithms "bdi", or
+ * key=value "coalescing=pcu"; labels "compression_bdi", "coalescing_pcu"), the machine
+ * cfg with that setting, estimated under the techniques' transform exactly as
  * 'gpuest estimate' builds it (gpuest_study_technique_transform) and run in detail with the
  * techniques' hooks; each point's effect sign is compared against the baseline (cfg itself),
  * which is estimated and run once (a point whose label, "baseline" or "compression_<value>",

@@ -79,6 +79,26 @@ static gpuest_err truth_of(const gpuest_calibration_t *c, const gpuest_config_t 
     return GPUEST_OK;
 }
 
+void gpuest_study_technique_setting(const char *item, char *set, size_t size)
+{
+    if (strchr(item, '='))
+        snprintf(set, size, "technique.%s", item);
+    else
+        snprintf(set, size, "technique.compression=%s", item);
+}
+
+/* "compression_bdi" for an algorithm, "coalescing_pcu" for a key=value item. */
+static void technique_label(const char *item, char *label, size_t size)
+{
+    if (strchr(item, '='))
+        snprintf(label, size, "%s", item);
+    else
+        snprintf(label, size, "compression_%s", item);
+    for (char *c = label; *c; c++)
+        if (*c == '=')
+            *c = '_';
+}
+
 /* The estimate of vc under its techniques' transform (built as 'gpuest estimate' builds it). */
 static gpuest_err estimate_point(const gpuest_calibration_t *c, const gpuest_config_t *vc, const char *model_dir,
                                  double conf, gpuest_study_validation_point_t *p, gpuest_error_t *err)
@@ -110,9 +130,8 @@ gpuest_err gpuest_study_validate_techniques(const gpuest_calibration_t *c, const
     for (int i = 0; i < n; i++) {
         gpuest_study_validation_point_t *p = &out[i];
         memset(p, 0, sizeof *p);
-        snprintf(p->variant.label, sizeof p->variant.label, "compression_%s", values[i]);
-        snprintf(p->variant.sets[p->variant.nsets++], sizeof p->variant.sets[0], "technique.compression=%s",
-                 values[i]);
+        technique_label(values[i], p->variant.label, sizeof p->variant.label);
+        gpuest_study_technique_setting(values[i], p->variant.sets[p->variant.nsets++], sizeof p->variant.sets[0]);
         gpuest_config_t vc;
         GPUEST_TRY(gpuest_study_apply(cfg, &p->variant, &vc, err));
         GPUEST_TRY(estimate_point(c, &vc, model_dir, conf, p, err));

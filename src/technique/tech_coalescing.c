@@ -346,11 +346,12 @@ const gpuest_technique_t gpuest_tech_coalescing = {
     .name = "coalescing",
     .desc = "packet coalescing units in front of the L2 with multicast replies (coalescing paper section 3)",
     .keys = coal_keys,
-    .modes = GPUEST_TECH_MODE_SIM,
+    .modes = GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL, /* model: pcu only (coalescing_model.c) */
     .active = coal_active,
     .validate = coal_validate,
     .create = coal_create,
     .install = coal_install,
     .stats = coal_stats,
     .destroy = coal_destroy,
+    .transform = tech_coal_transform,
 };

@@ -444,12 +444,12 @@ const gpuest_technique_t gpuest_tech_filtering = {
     .name = "filtering",
     .desc = "critical-word data filtering (DF-TRUC / DF-MAN with DPC) and the per-SM request controller",
     .keys = flt_keys,
-    .modes = GPUEST_TECH_MODE_SIM,
+    .modes = GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL, /* model: filtering_model.c */
     .active = flt_active,
     .validate = flt_validate,
     .create = flt_create,
     .install = flt_install,
     .stats = flt_stats,
     .destroy = flt_destroy,
-    .transform = NULL,
+    .transform = tech_flt_transform,
 };

@@ -22,4 +22,12 @@ static inline size_t tech_stat(gpuest_technique_stat_t *out, size_t n, size_t ma
 void tech_l1c_counts(const void *state, int sm, int mode, uint64_t *hits, uint64_t *misses);
 int tech_l1c_mode(const void *state, int sm);
 
+/* coalescing_model.c: the model transform of technique.coalescing = pcu, and the inter-core
+ * locality ratio it rests on (shared read line requests over read line requests, window
+ * = MC ports x technique.pcu_rgrs read requests; runs every remaining launch of wl). */
+gpuest_err tech_coal_locality(const gpuest_config_t *cfg, gpuest_workload_t *wl, double *ratio, gpuest_error_t *err);
+/* filtering_model.c: the model transform of technique.filtering (reply flits from sector masks). */
+gpuest_err tech_flt_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+gpuest_err tech_coal_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+
 #endif

@@ -21,6 +21,8 @@ typedef struct {
     uint64_t line;          /* 0 = empty slot (line 0 is never a real request: see key()) */
     int32_t sm_a, sm_b;     /* most recent requester, most recent other requester (-1 none) */
     uint64_t t_a, t_b;
+    int32_t msm_a, msm_b;   /* the same over the reads that miss the L1 (what reaches the MCs) */
+    uint64_t mt_a, mt_b;
 } line_ent_t;
 
 typedef struct {
@@ -64,6 +66,7 @@ static gpuest_err tab_get(line_tab_t *t, uint64_t line, line_ent_t **out, int *f
     if (*fresh) {
         t->e[h].line = k;
         t->e[h].sm_a = t->e[h].sm_b = -1;
+        t->e[h].msm_a = t->e[h].msm_b = -1;
         t->used++;
     }
     *out = &t->e[h];
@@ -95,7 +98,8 @@ static void gen_record(gpuest_charact_t *st, const l1_way_t *w)
         st->gen_ca[n - 1]++;
 }
 
-static void l1_access(l1_model_t *m, gpuest_charact_t *st, int sm, uint64_t line, uint8_t sectors)
+/* Returns 1 when the access hits (the line is there). */
+static int l1_access(l1_model_t *m, gpuest_charact_t *st, int sm, uint64_t line, uint8_t sectors)
 {
     uint64_t k = key(line);
     size_t set = (size_t)((line / GPUEST_LINE_BYTES) % (uint64_t)m->sets);
@@ -108,7 +112,7 @@ static void l1_access(l1_model_t *m, gpuest_charact_t *st, int sm, uint64_t line
                 w[i].inconsistent = 1;   /* needs data outside what is already there */
             w[i].all |= sectors;
             w[i].lru = m->clock;
-            return;
+            return 1; /* the baseline L1 fills whole lines: a present line hits */
         }
         if (w[i].line == 0 || (victim->line != 0 && w[i].lru < victim->lru))
             victim = &w[i];
@@ -119,6 +123,7 @@ static void l1_access(l1_model_t *m, gpuest_charact_t *st, int sm, uint64_t line
     victim->lru = m->clock;
     victim->first = victim->all = sectors;
     victim->inconsistent = 0;
+    return 0;
 }
 
 static void l1_flush(l1_model_t *m, gpuest_charact_t *st, int num_sms)
@@ -146,6 +151,7 @@ typedef struct {
     line_tab_t tab;
     l1_model_t l1;
     uint64_t now;           /* read line requests so far in the launch */
+    uint64_t now_miss;      /* of them, L1 misses */
     gpuest_line_req_t reqs[GPUEST_COALESCE_MAX];
 } run_t;
 
@@ -163,6 +169,7 @@ static gpuest_err on_request(run_t *r, int sm, const gpuest_inst_t *in, const gp
     if (in->op != GPUEST_MEM_LOAD)
         return GPUEST_OK;
     st->read_requests++;
+    st->read_by_sectors[gpuest_sector_count(q->sectors) - 1]++;
     if (q->sectors == 0xF)
         st->fdr++;
     else
@@ -182,7 +189,24 @@ static gpuest_err on_request(run_t *r, int sm, const gpuest_inst_t *in, const gp
         e->sm_b = e->sm_a, e->t_b = e->t_a;
         e->sm_a = sm, e->t_a = t;
     }
-    l1_access(&r->l1, st, sm, q->line, q->sectors);
+    if (l1_access(&r->l1, st, sm, q->line, q->sectors))
+        return GPUEST_OK;
+    /* a miss: the same sharing test over the misses only, time counted in misses */
+    st->miss_reads++;
+    uint64_t mt = r->now_miss++;
+    other = -1;
+    if (e->msm_a >= 0 && e->msm_a != sm)
+        other = e->msm_a, t_other = e->mt_a;
+    else if (e->msm_b >= 0)
+        other = e->msm_b, t_other = e->mt_b;
+    if (other >= 0 && mt - t_other <= win)
+        st->shared_misses++;
+    if (e->msm_a == sm) {
+        e->mt_a = mt;
+    } else {
+        e->msm_b = e->msm_a, e->mt_b = e->mt_a;
+        e->msm_a = sm, e->mt_a = mt;
+    }
     return GPUEST_OK;
 }
 
@@ -306,7 +330,7 @@ gpuest_err gpuest_workload_characterize(gpuest_workload_t *wl, const gpuest_char
         snprintf(r.st.workload, sizeof r.st.workload, "%s", gpuest_workload_name(wl));
         memcpy(r.st.kernel, l.name, sizeof r.st.kernel);   /* same size, NUL-terminated */
         r.st.launch = l.index;
-        r.now = 0;
+        r.now = r.now_miss = 0;
         if (r.tab.e)
             memset(r.tab.e, 0, r.tab.cap * sizeof *r.tab.e);
         r.tab.used = 0;

@@ -325,6 +325,11 @@ typedef struct {
     uint64_t gen_ica[4];             /* inconsistent; gen_ica[0] is always 0 */
     uint64_t shared_requests;        /* read requests to a line another SM requested within the window */
     uint64_t distinct_lines;         /* distinct lines touched by the launch */
+    /* The reads that miss the walk's L1 (line absent: the baseline L1 fills whole lines), and those of
+     * them to a line another SM's miss requested within the window, counted in misses: the
+     * inter-core locality of the stream that reaches the MCs (the PCUs' view). */
+    uint64_t miss_reads, shared_misses;
+    uint64_t read_by_sectors[4];     /* read line requests with 1, 2, 3, 4 sectors */
 } gpuest_charact_t;
 
 /* Called once per launch with its statistics, and once per distinct line the

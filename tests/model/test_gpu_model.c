@@ -76,6 +76,32 @@ static void compression_effects(void **state)
     gpuest_gpu_model_destroy(m);
 }
 
+/* PCU coalescing: with half the read replies saved, the MC injection port carries half the
+ * flits per read (no writes here, so its utilisation per unit of IPC halves exactly); on the
+ * reply-bound machine (16-byte flits) IPC rises. Fails when the saving is not applied to the
+ * injection port, or applied twice. */
+static void coalescing_halves_injection(void **state)
+{
+    (void)state;
+    gpuest_gpu_model_t *m = model("noc.flit_bytes=16");
+    gpuest_model_workload_t w;
+    workload(&w);
+    w.write_fraction = 0.0;
+    gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
+    gpuest_error_t err;
+    gpuest_gpu_estimate_t base, half;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &base, &err), GPUEST_OK);
+    gpuest_model_transform_t t;
+    gpuest_model_transform_identity(&t);
+    t.reply_packets_saved = 0.5;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &half, &err), GPUEST_OK);
+    double per_base = base.inject_util / base.ipc, per_half = half.inject_util / half.ipc;
+    if (fabs(per_half - 0.5 * per_base) > 1e-9 * per_base)
+        fail_msg("injection utilisation per IPC %g with half the replies saved, %g without", per_half, per_base);
+    assert_true(half.ipc > base.ipc);
+    gpuest_gpu_model_destroy(m);
+}
+
 /* More tokens never lower throughput in a closed network (monotone in the population), and
  * the closed model never reports a link above one flit per cycle. */
 static void population_monotone(void **state)
@@ -130,6 +156,7 @@ static void sub_partition_ports(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(reply_flits_mean), cmocka_unit_test(compression_effects),
-                                       cmocka_unit_test(population_monotone), cmocka_unit_test(sub_partition_ports)};
+                                       cmocka_unit_test(population_monotone), cmocka_unit_test(sub_partition_ports),
+                                       cmocka_unit_test(coalescing_halves_injection)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,12 +95,21 @@ static void validate_and_sample(void **state)
     assert_non_null(strstr(out, "l2lat_x0.5"));
     /* technique points: one row each and the sign summary; an unknown algorithm is a usage error */
     snprintf(args, sizeof args, "validate --preset fermi --workload hotspot --scale tiny --calibration %s --points 1 "
-             "--techniques bdi", CAL);
+             "--techniques bdi,coalescing=pcu", CAL);
     assert_int_equal(run_gpuest(args, out, sizeof out), 0);
     assert_non_null(strstr(out, "compression_bdi"));
+    assert_non_null(strstr(out, "coalescing_pcu")); /* a key=value item, labelled key_value */
     assert_non_null(strstr(out, "sign right in"));
     snprintf(args, sizeof args, "validate --preset fermi --workload hotspot --scale tiny --calibration %s --points 1 "
              "--techniques bdi,zip", CAL);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
+    /* an item that switches nothing on, and a bad value, are usage errors before any simulation */
+    snprintf(args, sizeof args, "validate --preset fermi --workload hotspot --scale tiny --calibration %s --points 1 "
+             "--techniques coalescing=none", CAL);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 2);
+    assert_non_null(strstr(out, "switches no technique on"));
+    snprintf(args, sizeof args, "validate --preset fermi --workload hotspot --scale tiny --calibration %s --points 1 "
+             "--techniques filtering=df_zip", CAL);
     assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_int_equal(run_gpuest("sample --preset fermi --workload hotspot --scale tiny --units 6 --unit-insts 300 "
                                 "--warm 200 --compare",

@@ -355,7 +355,8 @@ static void test_config_checks(void **state)
     gpuest_error_t e = {0};
     pcu_config(&c, 128);
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
-    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e), GPUEST_EUNSUPPORTED);
+    /* the estimator has a transform for pcu (coalescing_model.c, tests/technique/test_tech_model.c) */
+    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e), GPUEST_OK);
     /* with compression: refused (exit 2), naming both keys */
     snprintf(c.technique.compression, sizeof c.technique.compression, "bdi");
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_EUNSUPPORTED);
@@ -373,7 +374,7 @@ static void test_config_checks(void **state)
     assert_int_equal(gpuest_config_set(&c, "technique.coalescing=warppool", "--set", &e), GPUEST_OK);
     assert_int_equal(c.technique.coalescing, GPUEST_COALESCE_WARPPOOL);
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
-    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e), GPUEST_EUNSUPPORTED);
+    /* the estimator's refusal of the WarpPool comes from the transform (test_tech_model.c) */
     assert_int_equal(gpuest_config_set(&c, "technique.coalescing=pcu+warppool", "--set", &e), GPUEST_OK);
     assert_int_equal(c.technique.coalescing, GPUEST_COALESCE_PCU_WARPPOOL);
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_EUNSUPPORTED);

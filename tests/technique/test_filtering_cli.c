@@ -64,7 +64,9 @@ static void test_unsupported_combinations_exit_2(void **state)
         run_gpuest(RUN " --set technique.filtering=df_man --set technique.compression=dpc", out, sizeof out), 2);
     assert_non_null(strstr(out, "technique.compression"));
     assert_int_equal(run_gpuest(RUN " --set technique.filtering=df_sieve", out, sizeof out), 2);
-    assert_int_equal(run_gpuest("estimate --preset mesh56 --workload bfs --scale tiny --set technique.filtering=df_man",
+    /* the estimator takes filtering, but not filtering with PCU coalescing (validated first) */
+    assert_int_equal(run_gpuest("estimate --preset fermi --workload hotspot --scale small --set technique.filtering=df_man "
+                                "--set technique.coalescing=pcu",
                                 out, sizeof out),
                      2);
     assert_non_null(strstr(out, "technique.filtering"));

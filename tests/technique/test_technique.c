@@ -75,13 +75,13 @@ static void test_unsupported_mode_names_the_key(void **state)
     assert_int_equal(gpuest_exit_code(rc), 2);
     assert_non_null(strstr(e.msg, "technique.compression"));
     assert_non_null(strstr(e.msg, "--set"));
-    /* coalescing has no model transform (yet): the estimator refuses it, naming the key */
+    /* a technique without a model transform (remote-L1 probing): the estimator refuses it, naming the key */
     set(&c, "technique.compression=none");
-    set(&c, "technique.coalescing=pcu");
+    set(&c, "technique.probing=pp");
     rc = gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e);
     assert_int_equal(rc, GPUEST_EUNSUPPORTED);
-    assert_non_null(strstr(e.msg, "technique.coalescing"));
-    set(&c, "technique.coalescing=none");
+    assert_non_null(strstr(e.msg, "technique.probing"));
+    set(&c, "technique.probing=none");
     /* off: every mode is fine */
     set(&c, "technique.compression=none");
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL | GPUEST_TECH_MODE_NOC, &e), GPUEST_OK);

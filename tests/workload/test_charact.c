@@ -94,6 +94,12 @@ static void test_sharing_and_consistency(void **state)
     assert_int_equal(s->pdr, 2);
     assert_int_equal(s->fdr, 1);
     assert_int_equal(s->shared_requests, 2);
+    /* t0 and t1 miss their SM's L1 (the second is a miss to a line SM0's miss asked for: shared);
+     * t2 finds L in SM0's L1 (whole-line fills): a hit, not counted */
+    assert_int_equal(s->read_by_sectors[0], 2);
+    assert_int_equal(s->read_by_sectors[3], 1);
+    assert_int_equal(s->miss_reads, 2);
+    assert_int_equal(s->shared_misses, 1);
     assert_int_equal(s->gen_ica[1], 1);
     assert_int_equal(s->gen_ca[3], 1);
     assert_int_equal(s->gen_ca[0] + s->gen_ca[1] + s->gen_ca[2] + s->gen_ica[2] + s->gen_ica[3], 0);

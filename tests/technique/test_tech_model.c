@@ -1,0 +1,166 @@
+/* test_tech_model.c: the model transforms of coalescing (and its refusals) on hand-built traces
+ * whose answers are worked out by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "technique/technique.h"
+
+#define TMP GPUEST_BINARY_DIR "/tech_model_tmp"
+
+static void preset(gpuest_config_t *c, const char *name)
+{
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(c, name, &e), GPUEST_OK);
+}
+
+static void set(gpuest_config_t *c, const char *kv)
+{
+    gpuest_error_t e = {0};
+    if (gpuest_config_set(c, kv, "test", &e) != GPUEST_OK)
+        fail_msg("%s: %s", kv, e.msg);
+}
+
+/* A trace of one kernel with n CTAs of one 32-thread warp; CTA i (SM i) reads the first
+ * lanes[i] x 4 bytes of the 128-byte line at lines[i] (lanes NULL: all 32). */
+static gpuest_workload_t *trace_lanes(const unsigned *lines, const int *lanes, int n)
+{
+    mkdir(TMP, 0755);
+    FILE *f = fopen(TMP "/t.csv", "w");
+    assert_non_null(f);
+    fprintf(f, "gpuest_trace,1\nkernel,0,k,%d,1,1,32,1,1,0,8\n", n);
+    for (int i = 0; i < n; i++) {
+        int nl = lanes ? lanes[i] : 32;
+        fprintf(f, "inst,0,%d,0,1,load,4,%08x,", i, nl == 32 ? 0xffffffffu : (1u << nl) - 1u);
+        for (int k = 0; k < nl; k++)
+            fprintf(f, "%s0x%x", k ? " " : "", lines[i] + 4 * k);
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    gpuest_workload_t *wl = NULL;
+    gpuest_error_t e = {0};
+    if (gpuest_workload_open_csv(TMP "/t.csv", NULL, &wl, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    return wl;
+}
+
+static gpuest_workload_t *trace(const unsigned *lines, int n) { return trace_lanes(lines, NULL, n); }
+
+static double saved(const char *value, const unsigned *lines, int n, gpuest_err *rc, gpuest_error_t *e)
+{
+    gpuest_config_t c;
+    preset(&c, "mesh56");
+    set(&c, "noc.buffer_flits=9");
+    char kv[64];
+    snprintf(kv, sizeof kv, "technique.coalescing=%s", value);
+    set(&c, kv);
+    gpuest_workload_t *wl = trace(lines, n);
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+    gpuest_model_transform_t t;
+    *rc = gpuest_technique_model_transform(&env, &t, e);
+    gpuest_workload_destroy(wl);
+    return t.reply_packets_saved;
+}
+
+/* SMs 0 and 1 read the same line one after the other (well inside the 8 x 128 window): the
+ * second read is shared, so the locality ratio is 1/2 and half the read replies are saved. A
+ * third SM reading another line: 1 shared read of 3. Two different lines: nothing shared.
+ * Fails when the walk counts an SM's first read as shared, or spreads the CTAs over one SM. */
+static void test_pcu_locality_by_hand(void **state)
+{
+    (void)state;
+    gpuest_error_t e = {0};
+    gpuest_err rc;
+    const unsigned same[] = {0x10000, 0x10000}, third[] = {0x10000, 0x10000, 0x20000}, apart[] = {0x10000, 0x20000};
+    double s = saved("pcu", same, 2, &rc, &e);
+    if (rc != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    assert_float_equal(s, 0.5, 0.0);
+    s = saved("pcu", third, 3, &rc, &e);
+    assert_int_equal(rc, GPUEST_OK);
+    assert_float_equal(s, 1.0 / 3.0, 1e-15);
+    s = saved("pcu", apart, 2, &rc, &e);
+    assert_int_equal(rc, GPUEST_OK);
+    assert_float_equal(s, 0.0, 0.0);
+}
+
+/* WarpPool has no model: refused with exit code 2, naming the key and the simulator. */
+static void test_warppool_refused(void **state)
+{
+    (void)state;
+    gpuest_error_t e = {0};
+    gpuest_err rc;
+    const unsigned same[] = {0x10000, 0x10000};
+    const char *values[] = {"warppool", "pcu+warppool"};
+    for (int i = 0; i < 2; i++) {
+        saved(values[i], same, 2, &rc, &e);
+        assert_int_equal(rc, GPUEST_EUNSUPPORTED);
+        assert_int_equal(gpuest_exit_code(rc), 2);
+        assert_non_null(strstr(e.msg, "technique.coalescing"));
+        assert_non_null(strstr(e.msg, "WarpPool"));
+    }
+}
+
+/* Without the workload's launches there is nothing to measure the locality on: refused. */
+static void test_pcu_needs_launches(void **state)
+{
+    (void)state;
+    gpuest_config_t c;
+    preset(&c, "mesh56");
+    set(&c, "noc.buffer_flits=9");
+    set(&c, "technique.coalescing=pcu");
+    gpuest_error_t e = {0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL};
+    gpuest_model_transform_t t;
+    gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
+    assert_int_equal(rc, GPUEST_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "launches"));
+}
+
+/* Data filtering on mesh56 (16-byte flits): SM0 reads 8 lanes x 4 B of line A (one sector: a
+ * partial read whose reply carries 256 data bits + the 4-bit sector map), SM1 all of line B (a
+ * full read: the 1024-bit line). Half the replies at each size. With the request controller's FDR
+ * threshold at 40 % the launch's 50 % full reads switch it to whole lines: every reply full.
+ * Fails when the sector count, the map bits or the controller's rule are wrong. */
+static void test_filtering_reply_sizes_by_hand(void **state)
+{
+    (void)state;
+    gpuest_config_t c;
+    preset(&c, "mesh56");
+    set(&c, "technique.filtering=df_truc");
+    const unsigned lines[] = {0x10000, 0x20000};
+    const int lanes[] = {8, 32};
+    int fp = gpuest_packet_flits(260, c.noc.flit_bytes, c.noc.header_bytes);
+    int ff = gpuest_packet_flits(1024, c.noc.flit_bytes, c.noc.header_bytes);
+    assert_true(fp < ff);
+    gpuest_error_t e = {0};
+    gpuest_model_transform_t t;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            set(&c, "technique.filter_fdr_threshold=40");
+        gpuest_workload_t *wl = trace_lanes(lines, lanes, 2);
+        gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+        gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
+        gpuest_workload_destroy(wl);
+        if (rc != GPUEST_OK)
+            fail_msg("%s", e.msg);
+        for (int f = 1; f <= GPUEST_MODEL_MAX_FLITS; f++) {
+            double want = pass == 0 ? (f == fp || f == ff ? 0.5 : 0.0) : (f == ff ? 1.0 : 0.0);
+            if (t.reply_flit_hist[f] != want)
+                fail_msg("pass %d: hist[%d] = %g, expected %g", pass, f, t.reply_flit_hist[f], want);
+        }
+    }
+    assert_float_equal(t.compress_latency, 2.0, 0.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pcu_locality_by_hand), cmocka_unit_test(test_warppool_refused),
+                                       cmocka_unit_test(test_pcu_needs_launches),
+                                       cmocka_unit_test(test_filtering_reply_sizes_by_hand)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
