@@ -21,9 +21,11 @@ static void usage(FILE *out)
                  "LATTE-CC's FANN mode selector: one network choosing none, BDI or SC at every EP end\n"
                  "from the SM's features; its data are the CSVs of 'gpuest simulate --l1c-oracle'.\n\n"
                  "  train --train F1,F2,... --valid G1,G2,... [--seed S] [--epochs E] [--model-dir DIR]\n"
-                 "      trains one network per hidden size 4, 8, 16 on the --train files (seed S, default\n"
-                 "      1), keeps the one of least regret on the --valid files, and writes\n"
-                 "      DIR/latte-fann.net and DIR/latte-fann.scale.csv (default DIR: models)\n"
+                 "      trains one network per target (label: one-hot label; cost: each mode's measured\n"
+                 "      cycles relative to the best, EPs where all modes tie left out) and hidden size\n"
+                 "      4, 8, 16 on the --train files (seed S, default 1), keeps the one of least regret\n"
+                 "      on the --valid files, and writes DIR/latte-fann.net and DIR/latte-fann.scale.csv\n"
+                 "      (default DIR: models)\n"
                  "  eval --data F1,F2,... [--model-dir DIR]\n"
                  "      per file: the share of EPs where the network (and LATTE-CC's rule) picks the\n"
                  "      label, and the regret: the cycles its choices lose against the labels' over\n"
@@ -137,6 +139,40 @@ static gpuest_err read_list(rows_t *r, const char *list, gpuest_error_t *err)
     return rc;
 }
 
+/* Cost targets: output k learns 1 - (c_k - c_min) / (COST_SPAN c_min), clamped to [0, 1], so the
+ * largest output marks the mode the network expects to be cheapest and a mode COST_SPAN (5 %) or
+ * more slower reads 0. Unlike the one-hot label it tells a mode 0.1 % worse from one 20 % worse,
+ * so training weighs each EP by the cycles at stake. EPs where the three modes took the same
+ * cycles carry no such information (a third of the training EPs) and are left out; with one-hot
+ * labels they all read "none" and taught the network to pick none. The span was fixed before
+ * training (the oracle's 2 % margin is inside it) and is not tuned. */
+#define COST_SPAN 0.05
+
+static double cost_target(const double *c, int k)
+{
+    double lo = c[0];
+    for (int i = 1; i < NO; i++)
+        lo = c[i] < lo ? c[i] : lo;
+    double t = lo > 0 ? 1.0 - (c[k] - lo) / (COST_SPAN * lo) : 1.0;
+    return t < 0 ? 0 : t;
+}
+
+static gpuest_err cost_data(const rows_t *r, gpuest_learn_data_t *d, gpuest_error_t *err)
+{
+    gpuest_learn_data_init(d, NF, NO);
+    for (size_t i = 0; i < r->d.rows; i++) {
+        const double *c = &r->cost[i * NO];
+        if (c[0] == c[1] && c[1] == c[2])
+            continue;
+        double y[NO];
+        for (int k = 0; k < NO; k++)
+            y[k] = cost_target(c, k);
+        if (gpuest_learn_data_add(d, &r->d.x[i * NF], y, 0) != GPUEST_OK)
+            return gpuest_fail(err, GPUEST_ENOMEM, "out of memory building cost targets");
+    }
+    return GPUEST_OK;
+}
+
 static int net_choice(const gpuest_learn_net_t *net, const double *x)
 {
     double y[NO];
@@ -224,40 +260,52 @@ static int cmd_train(const args_t *o)
     gpuest_err rc = read_list(&tr, o->train, &err);
     if (rc == GPUEST_OK)
         rc = read_list(&va, o->valid, &err);
+    gpuest_learn_data_t costd;
+    gpuest_learn_data_init(&costd, NF, NO);
+    if (rc == GPUEST_OK)
+        rc = cost_data(&tr, &costd, &err);
     static const unsigned hidden[] = {4, 8, 16};
+    static const char *const target_names[] = {"label", "cost"};
     gpuest_learn_net_t *best = NULL;
     score_t best_s = {0, 0};
     unsigned best_h = 0;
-    for (size_t h = 0; rc == GPUEST_OK && h < sizeof hidden / sizeof hidden[0]; h++) {
-        gpuest_learn_train_opts_t t;
-        gpuest_learn_train_defaults(&t);
-        t.hidden = hidden[h];
-        t.seed = o->seed;
-        t.epochs = (unsigned)o->epochs;
-        gpuest_learn_net_t *net = NULL;
-        rc = gpuest_learn_train(&tr.d, &t, &net, &err);
-        if (rc != GPUEST_OK)
-            break;
-        score_t st = score(net, &tr), sv = score(net, &va);
-        printf("hidden %2u: train agree %.3f regret %.2f %%, valid agree %.3f regret %.2f %%\n", hidden[h], st.agree,
-               st.regret, sv.agree, sv.regret);
-        if (!best || sv.regret < best_s.regret) {
-            gpuest_learn_net_destroy(best);
-            best = net;
-            best_s = sv;
-            best_h = hidden[h];
-        } else {
-            gpuest_learn_net_destroy(net);
+    int best_t = 0;
+    for (int tg = 0; rc == GPUEST_OK && tg < 2; tg++) {
+        for (size_t h = 0; rc == GPUEST_OK && h < sizeof hidden / sizeof hidden[0]; h++) {
+            gpuest_learn_train_opts_t t;
+            gpuest_learn_train_defaults(&t);
+            t.hidden = hidden[h];
+            t.seed = o->seed;
+            t.epochs = (unsigned)o->epochs;
+            gpuest_learn_net_t *net = NULL;
+            rc = gpuest_learn_train(tg ? &costd : &tr.d, &t, &net, &err);
+            if (rc != GPUEST_OK)
+                break;
+            score_t st = score(net, &tr), sv = score(net, &va);
+            printf("target %-5s hidden %2u: train agree %.3f regret %.2f %%, valid agree %.3f regret %.2f %%\n",
+                   target_names[tg], hidden[h], st.agree, st.regret, sv.agree, sv.regret);
+            if (!best || sv.regret < best_s.regret) {
+                gpuest_learn_net_destroy(best);
+                best = net;
+                best_s = sv;
+                best_h = hidden[h];
+                best_t = tg;
+            } else {
+                gpuest_learn_net_destroy(net);
+            }
         }
     }
+    gpuest_learn_data_free(&costd);
     if (rc == GPUEST_OK) {
         score_t rv = score(NULL, &va);
         printf("rule (latte_cc) on valid: agree %.3f regret %.2f %%\n", rv.agree, rv.regret);
-        printf("kept: hidden %u, valid regret %.2f %% (%zu training EPs, %zu validation EPs)\n", best_h, best_s.regret,
-               tr.d.rows, va.d.rows);
+        printf("kept: target %s, hidden %u, valid regret %.2f %% (%zu training EPs, %zu validation EPs)\n",
+               target_names[best_t], best_h, best_s.regret, tr.d.rows, va.d.rows);
         char net[4096], scale[4096];
         model_paths(o, net, scale, sizeof net);
         rc = gpuest_learn_net_set_meta(best, "seed", (double)o->seed);
+        if (rc == GPUEST_OK)
+            rc = gpuest_learn_net_set_meta(best, "cost_target", best_t);
         if (rc == GPUEST_OK)
             rc = gpuest_learn_net_save(best, net, scale, &err);
         if (rc == GPUEST_OK)
