@@ -143,8 +143,9 @@ static gpuest_err read_list(rows_t *r, const char *list, gpuest_error_t *err)
  * largest output marks the mode the network expects to be cheapest and a mode COST_SPAN (5 %) or
  * more slower reads 0. Unlike the one-hot label it tells a mode 0.1 % worse from one 20 % worse,
  * so training weighs each EP by the cycles at stake. EPs where the three modes took the same
- * cycles carry no such information (a third of the 1-EP training labels, 12 % of the 4-EP ones) and are left out; with one-hot
- * labels they all read "none" and taught the network to pick none. The span was fixed before
+ * cycles carry no such information (a third of the 1-EP training labels, 12 % of the 4-EP
+ * ones) and are left out; with one-hot labels they all read "none" and taught the network to
+ * pick none. The span was fixed before
  * training (the oracle's 2 % margin is inside it) and is not tuned. */
 #define COST_SPAN 0.05
 
