@@ -551,6 +551,14 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     noc_rep = noc_rep < 1 ? 1 : noc_rep;
     GPUEST_TRY(ensure_noc(m, noc_rep, wf, err));
     double rep_ser_back = rep_keep < 1.0 && rep_mean > noc_rep ? (rep_mean - noc_rep) : 0.0;
+    /* Remote-L1 probing (technique_int.h, probing_model.c): reads a remote L1 serves skip the L2,
+     * DRAM and MC reply port (mem_keep); those that cross the network (a probe out, the data back
+     * from the supplier SM) keep the request/reply transit delays, PP's oracle skips them
+     * (net_keep); probes and NACKs load the SMs' injection ports; failed probes add request-network
+     * traversals. The open NoC model keeps the SM-MC flows (SM-to-SM packets are not on its links). */
+    double rs = t ? clamp01(t->remote_read_share) : 0.0, mem_keep = 1.0 - rs;
+    double rnet = t ? clamp01(t->remote_net_share) : 0.0, net_keep = 1.0 - rs * (1.0 - rnet);
+    double probe_trips = t && t->probe_extra_trips > 0 ? t->probe_extra_trips : 0.0;
     double width = c->noc.topology == GPUEST_TOPO_CROSSBAR && c->noc.xbar_port_flits > 1 ? c->noc.xbar_port_flits : 1;
     double tf = m->icnt / width; /* core cycles per flit at a port */
     double rep_scv = rep_m2 / (rep_mean * rep_mean) - 1.0;
@@ -560,7 +568,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     /* the v2 simulator's fixed pipeline between the L2 lookup and the channel queue (GPGPU-Sim
      * -dram_latency); the command timing (tRCD, tCL, burst) comes on top, as in the simulator */
     double dram_fixed = c->dram.latency > 0 ? c->dram.latency : 0.0;
-    double dram_per_read = w->dram_per_request * (1 + wpr); /* write-backs ride on the reads */
+    double dram_per_read = w->dram_per_request * (1 + wpr) * mem_keep; /* write-backs ride on the reads */
     double ipr = w->insts_per_request * (1 + wpr);          /* warp instructions per read */
     customer_t k;
     customer_of(c, w, p, ipr, wpr, &k);
@@ -581,21 +589,23 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     st[ST_SMINJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 0.0, 1.0};
     dr[ST_SMINJ] = m->req_flits * tf;
     dw[ST_SMINJ] = m->rep_flits * tf; /* a write carries its data */
+    if (t && (rs > 0 || t->probe_msgs_per_read > 0)) /* remote data replies, probes and NACKs */
+        dr[ST_SMINJ] += (rs * rnet * rep_mean + t->probe_msgs_per_read * m->req_flits) * tf;
     st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, 0.0, fork_p}; /* one L2 bank per sub-partition */
     /* PCU coalescing: one L2 access and one reply injection per group of reads (the SM ejection
      * port still receives every reply) */
-    dr[ST_L2] = m->l2c * rep_keep;
+    dr[ST_L2] = m->l2c * rep_keep * mem_keep;
     dw[ST_L2] = m->l2c;
-    st[ST_ROP].demand = pm * c->l2.hit_latency;
+    st[ST_ROP].demand = pm * c->l2.hit_latency * mem_keep;
     st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv,
                                            fork_m};
     dr[ST_BANKS] = dram_per_read * bank_s * m->dramc;
     st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0, fork_m};
     dr[ST_BUS] = dram_per_read * burst * m->dramc;
     /* the batch waits for DRAM when any of its reads misses the L2 */
-    st[ST_DRAMLAT].demand = pm * (1 - pow(h2, rm)) * (dram_fixed + c->dram.tCL * m->dramc);
+    st[ST_DRAMLAT].demand = pm * (1 - pow(h2, rm)) * (dram_fixed + c->dram.tCL * m->dramc) * mem_keep;
     st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv, fork_p}; /* one port per sub-partition */
-    dr[ST_INJ] = rep_mean * tf * rep_keep;
+    dr[ST_INJ] = rep_mean * tf * rep_keep * mem_keep;
     dw[ST_INJ] = 1.0 * tf; /* write acknowledgement */
     st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv, 1.0};
     dr[ST_SMEJ] = rep_mean * tf;
@@ -639,8 +649,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             double uw = x * r * wpr * dw[i] / reps;
             st[i].demand = inflate(r * dr[i], uw);
         }
-        st[ST_REQNET].demand = pm * d_req;
-        st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf);
+        st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips);
+        st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf) * net_keep;
         GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, it > 1 ? &a : NULL, &a, err));
         x = a.x;
         double scale = x * r * per_x;
@@ -686,8 +696,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         if (dchange < 1e-6 && xchange < 1e-7)
             break;
     }
-    st[ST_REQNET].demand = pm * d_req;
-    st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf);
+    st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips);
+    st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf) * net_keep;
     GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, &a, &a, err));
     out->outer_iterations = it > 100 ? 100 : it;
     out->promoted_links = promoted[0] + promoted[1];
@@ -697,7 +707,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double rq[ST_COUNT];
     for (int i = 0; i < ST_COUNT; i++)
         rq[i] = per_request(&st[i], a.r[i], &k);
-    rq[ST_DRAMLAT] = (1 - h2) * (dram_fixed + c->dram.tCL * m->dramc); /* a read's own L2 miss */
+    rq[ST_DRAMLAT] = (1 - h2) * (dram_fixed + c->dram.tCL * m->dramc) * mem_keep; /* a read's own L2 miss */
     /* Back-pressure: the reply side (MC reply queue + NI queue per MC, and the VC buffers of the hot
      * links) holds a bounded number of packets; requests queued there beyond that bound really wait
      * in the MC's request path and the request network (the L2 stops accepting), so by Little's law

@@ -289,6 +289,14 @@ typedef struct {
     /* Share of read replies the MC does not inject and the L2 does not serve (PCU coalescing: one
      * multicast reply and one L2 access per group of reads of a block; 0 = none). */
     double reply_packets_saved;
+    /* Remote-L1 probing (0 = none): share of reads a remote L1 serves (no L2, DRAM or MC reply
+     * port; the data reply leaves the supplier SM's injection port), of those the share that
+     * crosses the network (0: PP's zero-cycle oracle), probe and NACK request packets per read
+     * injected by SMs, and request-network traversals per read the probes add to the latency. */
+    double remote_read_share;
+    double remote_net_share;
+    double probe_msgs_per_read;
+    double probe_extra_trips;
 } gpuest_model_transform_t;
 
 void gpuest_model_transform_identity(gpuest_model_transform_t *t);

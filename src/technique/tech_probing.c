@@ -272,11 +272,12 @@ const gpuest_technique_t gpuest_tech_probing = {
     .name = "probing",
     .desc = "remote-L1 probing: PP, DP, IP(C,S,P), RP(C,S,P) with the PC predictor, CCN, LA-LLC (remote-core paper)",
     .keys = probing_keys,
-    .modes = GPUEST_TECH_MODE_SIM,
+    .modes = GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL,
     .active = probing_active,
     .validate = probing_validate,
     .create = probing_create,
     .install = probing_install,
     .stats = probing_stats,
     .destroy = probing_destroy,
+    .transform = tech_probe_transform,
 };

@@ -29,5 +29,12 @@ gpuest_err tech_coal_locality(const gpuest_config_t *cfg, gpuest_workload_t *wl,
 /* filtering_model.c: the model transform of technique.filtering (reply flits from sector masks). */
 gpuest_err tech_flt_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
 gpuest_err tech_coal_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+/* probing_model.c: the model transform of technique.probing (pp, dp, ip); the probability that C
+ * of `others` cores taken at random include one of k sharers; the mapping of the walk's misses by
+ * sharer count (holders[0..GPUEST_CHARACT_MAX_HOLDERS]) onto the transform (for tests). */
+gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+double tech_probe_find_prob(int others, int cores, int k);
+void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *holders,
+                    gpuest_model_transform_t *out);
 
 #endif

@@ -126,6 +126,25 @@ static int l1_access(l1_model_t *m, gpuest_charact_t *st, int sm, uint64_t line,
     return 0;
 }
 
+/* How many SMs other than sm hold the line in their L1 now. */
+static int l1_holders(const l1_model_t *m, int num_sms, int sm, uint64_t line)
+{
+    uint64_t k = key(line);
+    size_t set = (size_t)((line / GPUEST_LINE_BYTES) % (uint64_t)m->sets);
+    int n = 0;
+    for (int o = 0; o < num_sms; o++) {
+        if (o == sm)
+            continue;
+        const l1_way_t *w = &m->ways[((size_t)o * (size_t)m->sets + set) * (size_t)m->assoc];
+        for (int i = 0; i < m->assoc; i++)
+            if (w[i].line == k) {
+                n++;
+                break;
+            }
+    }
+    return n;
+}
+
 static void l1_flush(l1_model_t *m, gpuest_charact_t *st, int num_sms)
 {
     size_t n = (size_t)num_sms * (size_t)m->sets * (size_t)m->assoc;
@@ -193,6 +212,8 @@ static gpuest_err on_request(run_t *r, int sm, const gpuest_inst_t *in, const gp
         return GPUEST_OK;
     /* a miss: the same sharing test over the misses only, time counted in misses */
     st->miss_reads++;
+    int holders = l1_holders(&r->l1, r->o->num_sms, sm, q->line);
+    st->miss_holders[holders < GPUEST_CHARACT_MAX_HOLDERS ? holders : GPUEST_CHARACT_MAX_HOLDERS]++;
     uint64_t mt = r->now_miss++;
     other = -1;
     if (e->msm_a >= 0 && e->msm_a != sm)

@@ -309,6 +309,7 @@ typedef struct {
 
 void gpuest_charact_opts_default(gpuest_charact_opts_t *o);
 
+#define GPUEST_CHARACT_MAX_HOLDERS 64
 typedef struct {
     char workload[GPUEST_WL_NAME_MAX];
     char kernel[GPUEST_WL_NAME_MAX];
@@ -330,6 +331,9 @@ typedef struct {
      * inter-core locality of the stream that reaches the MCs (the PCUs' view). */
     uint64_t miss_reads, shared_misses;
     uint64_t read_by_sectors[4];     /* read line requests with 1, 2, 3, 4 sectors */
+    /* The reads that miss the walk's L1, by how many other SMs' L1s hold the line at that moment
+     * (the clip GPUEST_CHARACT_MAX_HOLDERS counts that many or more): the remote-L1 probing view. */
+    uint64_t miss_holders[GPUEST_CHARACT_MAX_HOLDERS + 1];
 } gpuest_charact_t;
 
 /* Called once per launch with its statistics, and once per distinct line the

@@ -1,0 +1,189 @@
+/* test_probe_model.c: the model transform of remote-L1 probing on hand-built traces whose remote
+ * hit rates are worked out by hand, its effect on the closed model's demands, and its refusals. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "technique/technique.h"
+#include "technique/technique_int.h"
+
+#define TMP GPUEST_BINARY_DIR "/probe_model_tmp"
+
+static void set(gpuest_config_t *c, const char *kv)
+{
+    gpuest_error_t e = {0};
+    if (gpuest_config_set(c, kv, "test", &e) != GPUEST_OK)
+        fail_msg("%s: %s", kv, e.msg);
+}
+
+/* One kernel of n one-warp CTAs; CTA i (SM i) reads all 128 bytes of the line at lines[i]. */
+static gpuest_workload_t *trace(const unsigned *lines, int n)
+{
+    mkdir(TMP, 0755);
+    FILE *f = fopen(TMP "/t.csv", "w");
+    assert_non_null(f);
+    fprintf(f, "gpuest_trace,1\nkernel,0,k,%d,1,1,32,1,1,0,8\n", n);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "inst,0,%d,0,1,load,4,ffffffff,", i);
+        for (int k = 0; k < 32; k++)
+            fprintf(f, "%s0x%x", k ? " " : "", lines[i] + 4 * k);
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    gpuest_workload_t *wl = NULL;
+    gpuest_error_t e = {0};
+    if (gpuest_workload_open_csv(TMP "/t.csv", NULL, &wl, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    return wl;
+}
+
+/* mesh56 with the probing keys kv[] set; the transform of the trace lines[0..n). */
+static gpuest_err transform(const char *const *kv, const unsigned *lines, int n, gpuest_model_transform_t *t,
+                            gpuest_error_t *e)
+{
+    gpuest_config_t c;
+    assert_int_equal(gpuest_config_preset(&c, "mesh56", e), GPUEST_OK);
+    set(&c, "noc.buffer_flits=9");
+    for (int i = 0; kv[i]; i++)
+        set(&c, kv[i]);
+    gpuest_workload_t *wl = trace(lines, n);
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+    gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
+    gpuest_workload_destroy(wl);
+    return rc;
+}
+
+/* SMs 0, 1, 2 read line A in turn, SM 3 line B: four L1 misses with 0, 1, 2 and 0 other SMs
+ * holding the line. PP: 2 of 4 served remotely, over no network. IP(55,1,1) on 56 SMs probes
+ * every other core: the same 1/2, each found miss one probe walking 55 cores, stopping on
+ * average halfway: (55 + 1) / 2 = 28 packets and 27 traversals more than the L2's one, per
+ * found miss. IP(15,1,1): a sharer among 15 of 55 cores with probability 15/55 (one sharer)
+ * and 1 - (40 x 39) / (55 x 54) = 1410/2970 (two). Fails when the walk counts the miss's own
+ * SM or the line it is filling as a holder, or the subset probability is wrong. */
+static void test_remote_hit_rate_by_hand(void **state)
+{
+    (void)state;
+    const unsigned lines[] = {0x10000, 0x10000, 0x10000, 0x20000};
+    gpuest_error_t e = {0};
+    gpuest_model_transform_t t;
+    const char *pp[] = {"technique.probing=pp", NULL};
+    if (transform(pp, lines, 4, &t, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    assert_float_equal(t.remote_read_share, 0.5, 0.0);
+    assert_float_equal(t.remote_net_share, 0.0, 0.0);
+    assert_float_equal(t.probe_msgs_per_read, 0.0, 0.0);
+    const char *all[] = {"technique.probing=ip", "technique.probe_cores=55", "technique.probe_count=1",
+                         "technique.probe_rate=1", NULL};
+    assert_int_equal(transform(all, lines, 4, &t, &e), GPUEST_OK);
+    assert_float_equal(t.remote_read_share, 0.5, 1e-15);
+    assert_float_equal(t.remote_net_share, 1.0, 0.0);
+    assert_float_equal(t.probe_msgs_per_read, 28.0 * 2 / 4, 1e-12);
+    assert_float_equal(t.probe_extra_trips, 27.0 * 2 / 4, 1e-12);
+    const char *ip15[] = {"technique.probing=ip", "technique.probe_cores=15", "technique.probe_count=1",
+                          "technique.probe_rate=1", NULL};
+    assert_int_equal(transform(ip15, lines, 4, &t, &e), GPUEST_OK);
+    assert_float_equal(t.remote_read_share, (810.0 / 2970 + 1410.0 / 2970) / 4, 1e-12);
+    /* P = 0.5 with S = 1: half the taken misses go straight to the L2 */
+    const char *half[] = {"technique.probing=ip", "technique.probe_cores=55", "technique.probe_count=1",
+                          "technique.probe_rate=0.5", NULL};
+    assert_int_equal(transform(half, lines, 4, &t, &e), GPUEST_OK);
+    assert_float_equal(t.remote_read_share, 0.25, 1e-15);
+}
+
+/* The subset probability against its closed forms. */
+static void test_find_prob(void **state)
+{
+    (void)state;
+    assert_float_equal(tech_probe_find_prob(55, 55, 1), 1.0, 0.0);
+    assert_float_equal(tech_probe_find_prob(55, 15, 1), 15.0 / 55, 1e-15);
+    assert_float_equal(tech_probe_find_prob(27, 1, 3), 3.0 / 27, 1e-15);
+    assert_float_equal(tech_probe_find_prob(27, 5, 0), 0.0, 0.0);
+}
+
+/* rp, ccn and la_llc have no model: exit code 2 naming the key; no launches: refused too. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    const unsigned lines[] = {0x10000, 0x10000};
+    const char *modes[] = {"technique.probing=rp", "technique.probing=ccn", "technique.probing=la_llc"};
+    for (int i = 0; i < 3; i++) {
+        const char *kv[] = {modes[i], NULL};
+        gpuest_error_t e = {0};
+        gpuest_model_transform_t t;
+        gpuest_err rc = transform(kv, lines, 2, &t, &e);
+        assert_int_equal(rc, GPUEST_EUNSUPPORTED);
+        assert_int_equal(gpuest_exit_code(rc), 2);
+        assert_non_null(strstr(e.msg, "technique.probing"));
+    }
+    gpuest_config_t c;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&c, "mesh56", &e), GPUEST_OK);
+    set(&c, "noc.buffer_flits=9");
+    set(&c, "technique.probing=pp");
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL};
+    gpuest_model_transform_t t;
+    assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "launches"));
+}
+
+static void workload(gpuest_model_workload_t *w)
+{
+    memset(w, 0, sizeof *w);
+    w->insts_per_request = 8.0;
+    w->l1_hit_rate = 0.2;
+    w->l2_hit_rate = 0.5;
+    w->dram_per_request = 0.5;
+    w->row_hit_rate = 0.5;
+    w->write_fraction = 0.0;
+    w->threads_per_warp_inst = 32;
+}
+
+/* The closed model: half the reads served remotely halve the MC reply port's flits per read
+ * (no writes: its utilisation per unit of IPC halves exactly) and raise IPC; probe packets and
+ * failed-probe traversals with no remote hit only cost: IPC falls, request latency rises. Fails
+ * when the remote share misses the MC port, or the probe load is dropped. */
+static void test_model_demands(void **state)
+{
+    (void)state;
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    assert_int_equal(gpuest_config_set(&cfg, "noc.flit_bytes=16", "test", &err), GPUEST_OK);
+    gpuest_gpu_model_t *m;
+    assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
+    gpuest_model_workload_t w;
+    workload(&w);
+    gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
+    gpuest_gpu_estimate_t base, rem, cost;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &base, &err), GPUEST_OK);
+    gpuest_model_transform_t t;
+    gpuest_model_transform_identity(&t);
+    t.remote_read_share = 0.5;
+    t.remote_net_share = 1.0;
+    t.probe_msgs_per_read = 0.5;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &rem, &err), GPUEST_OK);
+    double per_base = base.inject_util / base.ipc, per_rem = rem.inject_util / rem.ipc;
+    if (fabs(per_rem - 0.5 * per_base) > 1e-9 * per_base)
+        fail_msg("MC injection per IPC %g with half the reads remote, %g without", per_rem, per_base);
+    assert_true(rem.ipc > base.ipc);
+    assert_true(rem.mem_latency < base.mem_latency);
+    gpuest_model_transform_identity(&t);
+    t.probe_msgs_per_read = 4.0;
+    t.probe_extra_trips = 2.0;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &cost, &err), GPUEST_OK);
+    assert_true(cost.ipc < base.ipc);
+    assert_true(cost.req_latency > base.req_latency);
+    gpuest_gpu_model_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_remote_hit_rate_by_hand), cmocka_unit_test(test_find_prob),
+                                       cmocka_unit_test(test_refusals), cmocka_unit_test(test_model_demands)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
