@@ -110,6 +110,11 @@ int cli_cmd_estimate(int argc, char **argv)
         if (use && use->reply_packets_saved > 0)
             printf("technique transform: %.4f of read replies (and their L2 accesses) saved by coalescing\n",
                    use->reply_packets_saved);
+        if (use && (use->remote_read_share > 0 || use->probe_msgs_per_read > 0))
+            printf("technique transform: %.4f of L1 read misses served by a remote L1 (%.0f %% of them over the "
+                   "network), %.3f probe/NACK packets and %.3f extra request traversals per miss\n",
+                   use->remote_read_share, 100.0 * use->remote_net_share, use->probe_msgs_per_read,
+                   use->probe_extra_trips);
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {

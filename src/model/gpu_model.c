@@ -540,6 +540,15 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * at wpr writes per read. */
     double wpr = wf / (1 - wf);
     double rep_mean = gpuest_model_reply_flits(t, m->rep_flits), rep_m2 = reply_flits_m2(t, m->rep_flits);
+    /* Remote-L1 probing (technique_int.h, probing_model.c): reads a remote L1 serves skip the L2,
+     * DRAM and MC reply port (mem_keep); those that cross the network (a probe out, the data back
+     * from the supplier SM) keep the request/reply transit delays, PP's oracle skips them
+     * (net_keep); probes and NACKs load the SMs' injection ports; failed probes add request-network
+     * traversals. The open NoC model carries the MC-injected replies only, x mem_keep as the coalescing
+     * saving (the SM-to-SM probe and data packets are not on its links). */
+    double rs = t ? clamp01(t->remote_read_share) : 0.0, mem_keep = 1.0 - rs;
+    double rnet = t ? clamp01(t->remote_net_share) : 0.0, net_keep = 1.0 - rs * (1.0 - rnet);
+    double probe_trips = t && t->probe_extra_trips > 0 ? t->probe_extra_trips : 0.0;
     /* PCU coalescing (t->reply_packets_saved): one L2 access, one reply injection and, on the
      * multicast tree's trunk from the MC, one packet per group of reads. The open network model
      * carries the replies' flits per read x (1 - saved) (exact on the trunk's links next to the
@@ -547,18 +556,10 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * a reply is still rep_mean flits long, so the serialization the shorter modelled packet
      * leaves out is added back to the reply network's delay. */
     double rep_keep = t ? 1.0 - clamp01(t->reply_packets_saved) : 1.0;
-    int noc_rep = (int)lround(rep_mean * rep_keep);
+    int noc_rep = (int)lround(rep_mean * rep_keep * mem_keep);
     noc_rep = noc_rep < 1 ? 1 : noc_rep;
     GPUEST_TRY(ensure_noc(m, noc_rep, wf, err));
-    double rep_ser_back = rep_keep < 1.0 && rep_mean > noc_rep ? (rep_mean - noc_rep) : 0.0;
-    /* Remote-L1 probing (technique_int.h, probing_model.c): reads a remote L1 serves skip the L2,
-     * DRAM and MC reply port (mem_keep); those that cross the network (a probe out, the data back
-     * from the supplier SM) keep the request/reply transit delays, PP's oracle skips them
-     * (net_keep); probes and NACKs load the SMs' injection ports; failed probes add request-network
-     * traversals. The open NoC model keeps the SM-MC flows (SM-to-SM packets are not on its links). */
-    double rs = t ? clamp01(t->remote_read_share) : 0.0, mem_keep = 1.0 - rs;
-    double rnet = t ? clamp01(t->remote_net_share) : 0.0, net_keep = 1.0 - rs * (1.0 - rnet);
-    double probe_trips = t && t->probe_extra_trips > 0 ? t->probe_extra_trips : 0.0;
+    double rep_ser_back = rep_keep * mem_keep < 1.0 && rep_mean > noc_rep ? (rep_mean - noc_rep) : 0.0;
     double width = c->noc.topology == GPUEST_TOPO_CROSSBAR && c->noc.xbar_port_flits > 1 ? c->noc.xbar_port_flits : 1;
     double tf = m->icnt / width; /* core cycles per flit at a port */
     double rep_scv = rep_m2 / (rep_mean * rep_mean) - 1.0;

@@ -75,10 +75,14 @@ static void test_unsupported_mode_names_the_key(void **state)
     assert_int_equal(gpuest_exit_code(rc), 2);
     assert_non_null(strstr(e.msg, "technique.compression"));
     assert_non_null(strstr(e.msg, "--set"));
-    /* a technique without a model transform (remote-L1 probing): the estimator refuses it, naming the key */
+    /* a scenario the model transform cannot take (remote-L1 probing's RP predictor): the estimator
+     * refuses it, naming the key */
     set(&c, "technique.compression=none");
-    set(&c, "technique.probing=pp");
-    rc = gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e);
+    set(&c, "technique.probing=rp");
+    set(&c, "technique.probe_cores=14");
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL};
+    gpuest_model_transform_t t;
+    rc = gpuest_technique_model_transform(&env, &t, &e);
     assert_int_equal(rc, GPUEST_EUNSUPPORTED);
     assert_non_null(strstr(e.msg, "technique.probing"));
     set(&c, "technique.probing=none");

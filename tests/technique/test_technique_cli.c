@@ -109,7 +109,10 @@ static void test_estimate_applies_the_compression_transform(void **state)
     assert_non_null(strstr(out, "saved by coalescing"));
     assert_int_equal(run_gpuest(EST " --set technique.coalescing=warppool", out, sizeof out), 2);
     assert_non_null(strstr(out, "technique.coalescing"));
-    assert_int_equal(run_gpuest(EST " --set technique.probing=pp", out, sizeof out), 2);
+    /* remote-L1 probing: pp is estimated (the measured remote share is printed), rp refused */
+    assert_int_equal(run_gpuest(EST " --set technique.probing=pp", out, sizeof out), 0);
+    assert_non_null(strstr(out, "served by a remote L1"));
+    assert_int_equal(run_gpuest(EST " --set technique.probing=rp --set technique.probe_cores=14", out, sizeof out), 2);
     assert_non_null(strstr(out, "technique.probing"));
 }
 
