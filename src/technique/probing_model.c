@@ -11,10 +11,12 @@
  *      shared) is probed with probability P when S = 1 (S - 1 = 0 probes: straight to the L2), always
  *      when S >= 2; the S probes cover C of the num_sms - 1 other cores, taken here as a uniform
  *      random C-subset, so a sharer is found with probability 1 - C(N-1-k, C) / C(N-1, C).
- *      Each of the S probes walks a chain of L = C / S cores (a forward per hop) and ends in data
- *      or a NACK home: a failed probed miss costs S (L + 1) request packets and L + 1 request-network
- *      traversals before its L2 request; a found one costs (S - 1)(L + 1) + (L + 1) / 2 packets and
- *      (L + 1) / 2 traversals in place of the one to the L2.
+ *      Each of the S probes walks a chain of L = ceil(C / S) of the C cores (one request packet per
+ *      core visited) and stops at the first holder (data back) or ends in a NACK home: a chain
+ *      visits sum_{j<L} P(the first j cores hold none) cores in expectation (for L = N - 1, N/(k + 1));
+ *      a found miss pays those visits in place of the one traversal to the L2, a failed one L + 1
+ *      traversals before its L2 request. The chains are taken as independent and do not stop
+ *      each other.
  * Choices and limits (docs/estimator.md): the walk's L1 has no timing and no MSHR merging (a line in
  * flight to another SM counts as absent); the supplier selector (probe_selector = supplier) is
  * taken as a random choice (a lower bound of its hit rate when C < N - 1; exact when C = N - 1);
@@ -53,6 +55,18 @@ double tech_probe_find_prob(int others, int cores, int k)
     return 1.0 - miss;
 }
 
+/* One probe chain visits up to L of the `others` cores in a random order and stops at the first
+ * of k holders: the expected cores visited, sum over j < L of P(the first j hold none). */
+static double chain_visits(int others, int L, int k)
+{
+    double none = 1.0, visits = 0.0;
+    for (int j = 0; j < L && j < others; j++) {
+        visits += none;
+        none *= (double)(others - k - j > 0 ? others - k - j : 0) / (double)(others - j);
+    }
+    return visits;
+}
+
 void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *holders,
                     gpuest_model_transform_t *out)
 {
@@ -71,18 +85,22 @@ void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t 
     int others = cfg->core.num_sms - 1, C = t->probe_cores < others ? t->probe_cores : others;
     int S = t->probe_count < C ? t->probe_count : C;
     double q = S >= 2 ? 1.0 : t->probe_rate; /* probability a taken miss sends probes */
-    double L = (double)C / (double)S;
-    double found = 0.0, failed = 0.0;
+    int L = (C + S - 1) / S;                  /* cores per probe chain */
+    double found = 0.0, msgs = 0.0, trips = 0.0;
     for (int k = 1; k <= GPUEST_CHARACT_MAX_HOLDERS; k++) {
-        double f = tech_probe_find_prob(others, C, k);
-        found += (double)holders[k] * q * f;
-        failed += (double)holders[k] * q * (1.0 - f);
+        double n = (double)holders[k] * q, f = tech_probe_find_prob(others, C, k);
+        double v = chain_visits(others, L, k), none = tech_probe_find_prob(others, L, k);
+        found += n * f;
+        msgs += n * S * (v + (1.0 - none));             /* visits, and a NACK from each empty chain */
+        trips += n * (f * (v - 1.0) + (1.0 - f) * (L + 1)); /* found: the chain's visits for the L2's one */
     }
-    failed += (double)holders[0] * q * (1.0 - t->probe_precision); /* false sharing calls */
+    double fp = (double)holders[0] * q * (1.0 - t->probe_precision); /* false sharing calls */
+    msgs += fp * S * (L + 1);
+    trips += fp * (L + 1);
     out->remote_read_share = found / m;
     out->remote_net_share = 1.0;
-    out->probe_msgs_per_read = (failed * S * (L + 1) + found * ((S - 1) * (L + 1) + (L + 1) / 2)) / m;
-    out->probe_extra_trips = (failed * (L + 1) + found * ((L + 1) / 2 - 1)) / m;
+    out->probe_msgs_per_read = msgs / m;
+    out->probe_extra_trips = trips / m;
 }
 
 gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out,

@@ -60,9 +60,9 @@ static gpuest_err transform(const char *const *kv, const unsigned *lines, int n,
 
 /* SMs 0, 1, 2 read line A in turn, SM 3 line B: four L1 misses with 0, 1, 2 and 0 other SMs
  * holding the line. PP: 2 of 4 served remotely, over no network. IP(55,1,1) on 56 SMs probes
- * every other core: the same 1/2, each found miss one probe walking 55 cores, stopping on
- * average halfway: (55 + 1) / 2 = 28 packets and 27 traversals more than the L2's one, per
- * found miss. IP(15,1,1): a sharer among 15 of 55 cores with probability 15/55 (one sharer)
+ * every other core: the same 1/2, each found miss one probe walking the 55 cores in random order
+ * to the first of k holders: 56 / (k + 1) cores visited (28 for one holder, 56/3 for two), one
+ * packet each, and that many traversals less the L2's one. IP(15,1,1): a sharer among 15 of 55 cores with probability 15/55 (one sharer)
  * and 1 - (40 x 39) / (55 x 54) = 1410/2970 (two). Fails when the walk counts the miss's own
  * SM or the line it is filling as a holder, or the subset probability is wrong. */
 static void test_remote_hit_rate_by_hand(void **state)
@@ -82,8 +82,8 @@ static void test_remote_hit_rate_by_hand(void **state)
     assert_int_equal(transform(all, lines, 4, &t, &e), GPUEST_OK);
     assert_float_equal(t.remote_read_share, 0.5, 1e-15);
     assert_float_equal(t.remote_net_share, 1.0, 0.0);
-    assert_float_equal(t.probe_msgs_per_read, 28.0 * 2 / 4, 1e-12);
-    assert_float_equal(t.probe_extra_trips, 27.0 * 2 / 4, 1e-12);
+    assert_float_equal(t.probe_msgs_per_read, (28.0 + 56.0 / 3) / 4, 1e-12);
+    assert_float_equal(t.probe_extra_trips, (27.0 + 53.0 / 3) / 4, 1e-12);
     const char *ip15[] = {"technique.probing=ip", "technique.probe_cores=15", "technique.probe_count=1",
                           "technique.probe_rate=1", NULL};
     assert_int_equal(transform(ip15, lines, 4, &t, &e), GPUEST_OK);
