@@ -221,8 +221,12 @@ static void test_config_checks(void **state)
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_EINVAL);
     c.technique.probe_count = 2;
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
-    /* the estimator has no transform for probing */
-    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e), GPUEST_EUNSUPPORTED);
+    /* the estimator's transform takes pp, dp and ip; RP's predictor is refused, naming the key */
+    assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e), GPUEST_OK);
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL};
+    gpuest_model_transform_t t;
+    assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "technique.probing"));
     assert_int_equal(gpuest_config_set(&c, "technique.probing=magic", "--set", &e), GPUEST_EINVAL);
     assert_int_equal(gpuest_config_set(&c, "technique.probe_rate=1.5", "--set", &e), GPUEST_ERANGE);
 }
