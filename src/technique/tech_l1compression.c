@@ -585,11 +585,12 @@ const gpuest_technique_t gpuest_tech_l1compression = {
     .name = "l1_compression",
     .desc = "compressed L1D with LATTE-CC's latency-tolerance-aware mode selection and its comparison policies",
     .keys = l1c_keys,
-    .modes = GPUEST_TECH_MODE_SIM,
+    .modes = GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL,
     .active = l1c_active,
     .validate = l1c_validate,
     .create = l1c_create,
     .install = l1c_install,
     .stats = l1c_stats,
     .destroy = l1c_destroy,
+    .transform = tech_l1c_transform,
 };
