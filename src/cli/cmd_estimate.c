@@ -110,6 +110,9 @@ int cli_cmd_estimate(int argc, char **argv)
         if (use && use->reply_packets_saved > 0)
             printf("technique transform: %.4f of read replies (and their L2 accesses) saved by coalescing\n",
                    use->reply_packets_saved);
+        if (use && use->l1_miss_scale > 0)
+            printf("technique transform: L1 read miss rate x %.4f, L1 hit +%.2f core cycles (compressed L1)\n",
+                   use->l1_miss_scale, use->l1_hit_extra_latency);
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {

@@ -289,6 +289,11 @@ typedef struct {
     /* Share of read replies the MC does not inject and the L2 does not serve (PCU coalescing: one
      * multicast reply and one L2 access per group of reads of a block; 0 = none). */
     double reply_packets_saved;
+    /* Compressed L1 (LATTE-CC's static modes): the L1 read miss rate is multiplied by
+     * l1_miss_scale (0 = identity: unchanged) and every L1 hit costs l1_hit_extra_latency more
+     * core cycles (the decompression latency times the share of hits on compressed lines). */
+    double l1_miss_scale;
+    double l1_hit_extra_latency;
 } gpuest_model_transform_t;
 
 void gpuest_model_transform_identity(gpuest_model_transform_t *t);
