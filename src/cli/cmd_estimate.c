@@ -115,6 +115,9 @@ int cli_cmd_estimate(int argc, char **argv)
                    "network), %.3f probe/NACK packets and %.3f extra request traversals per miss\n",
                    use->remote_read_share, 100.0 * use->remote_net_share, use->probe_msgs_per_read,
                    use->probe_extra_trips);
+        if (use && use->l1_miss_scale > 0)
+            printf("technique transform: L1 read miss rate x %.4f, L1 hit +%.2f core cycles (compressed L1)\n",
+                   use->l1_miss_scale, use->l1_hit_extra_latency);
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {

@@ -460,7 +460,7 @@ typedef struct {
  * term is needed. Token model (no profile, pre-v2): customers are alpha x warps read tokens, one
  * read each, the exposed hit latency by LATTE-CC eq. 2 and 4. */
 static void customer_of(const gpuest_config_t *c, const gpuest_model_workload_t *w, const gpuest_gpu_params_t *p,
-                        double ipr, double wpr, customer_t *k)
+                        double ipr, double wpr, double hit_lat, customer_t *k)
 {
     if (w->insts_per_epoch > 0 && w->resident_warps > 0) {
         k->n = w->resident_warps;
@@ -472,11 +472,11 @@ static void customer_of(const gpuest_config_t *c, const gpuest_model_workload_t 
         k->pm = pm > 1e-9 ? pm : 1e-9;
         k->rm = k->reads / k->pm > 1.0 ? k->reads / k->pm : 1.0;
         k->dep = p->alpha * w->dep_per_epoch;
-        k->hit = (1.0 - k->pm) * c->l1.hit_latency;
+        k->hit = (1.0 - k->pm) * hit_lat;
         return;
     }
     double lt = w->avail_warps * w->cycles_per_schedule; /* latency tolerance, LATTE-CC eq. 4 */
-    double exposed_hit = c->l1.hit_latency - lt > 0 ? c->l1.hit_latency - lt : 0.0;
+    double exposed_hit = hit_lat - lt > 0 ? hit_lat - lt : 0.0;
     k->n = c->l1.mshrs > 0 && p->alpha * c->core.warps_per_sm > c->l1.mshrs ? c->l1.mshrs
                                                                               : p->alpha * c->core.warps_per_sm;
     k->insts = ipr;
@@ -521,12 +521,35 @@ static double ldst_demand(const gpuest_model_workload_t *w, double lines_per_rea
     return lines_per_read + wpr + blk;
 }
 
+/* Read misses x s (s > 0): per request sent, reads are (1 - wf), writes wf; after, the requests
+ * per request before are D = (1 - wf) s + wf, so instructions, writes and DRAM accesses per request
+ * and writes per request divide by D; DRAM accesses per request are kept (the removed misses are
+ * taken to reach DRAM as the others do); each removed miss becomes an L1 hit. */
+static void l1_fewer_misses(gpuest_model_workload_t *w, double s)
+{
+    double wf = w->write_fraction < 0 ? 0 : (w->write_fraction > 0.95 ? 0.95 : w->write_fraction);
+    double d = (1.0 - wf) * s + wf;
+    w->hits_per_request = (w->hits_per_request + (1.0 - wf) * (1.0 - s)) / d;
+    w->insts_per_request /= d;
+    w->write_fraction = wf / d;
+    w->l1_hit_rate = 1.0 - (1.0 - clamp01(w->l1_hit_rate)) * s;
+}
+
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
     const gpuest_config_t *c = &m->cfg;
+    /* Compressed L1 (t->l1_miss_scale, t->l1_hit_extra_latency): a lower read miss rate and a
+     * longer hit; the token model's latency tolerance (eq. 4) then hides what it can of the hit. */
+    gpuest_model_workload_t wl1;
+    if (t && t->l1_miss_scale > 0) {
+        wl1 = *w;
+        l1_fewer_misses(&wl1, t->l1_miss_scale);
+        w = &wl1;
+    }
+    double hit_lat = c->l1.hit_latency + (t ? t->l1_hit_extra_latency : 0.0);
     if (!(w->insts_per_request > 0) || !isfinite(w->insts_per_request))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: instructions per request must be > 0 (got %g)",
                            w->insts_per_request);
@@ -572,7 +595,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double dram_per_read = w->dram_per_request * (1 + wpr) * mem_keep; /* write-backs ride on the reads */
     double ipr = w->insts_per_request * (1 + wpr);          /* warp instructions per read */
     customer_t k;
-    customer_of(c, w, p, ipr, wpr, &k);
+    customer_of(c, w, p, ipr, wpr, hit_lat, &k);
     double r = k.reads, rm = k.rm, pm = k.pm;
     /* a batch of rm reads spreads over the shared stations' replicas and is served in parallel */
     double fork_p = rm < P ? rm : P, fork_m = rm < M ? rm : M;
@@ -733,7 +756,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     out->reply_latency = rep;
     out->miss_latency = req + mem + rep;
     double h1 = clamp01(w->l1_hit_rate);
-    out->amat = h1 * c->l1.hit_latency + (1 - h1) * out->miss_latency;
+    out->amat = h1 * hit_lat + (1 - h1) * out->miss_latency;
     out->warp_ipc = a.x * k.insts;
     out->ipc = out->warp_ipc * (w->threads_per_warp_inst > 0 ? w->threads_per_warp_inst : c->core.warp_size);
     out->inject_util = a.x * r * (dr[ST_INJ] + wpr * dw[ST_INJ]) / P;

@@ -297,6 +297,11 @@ typedef struct {
     double remote_net_share;
     double probe_msgs_per_read;
     double probe_extra_trips;
+    /* Compressed L1 (LATTE-CC's static modes): the L1 read miss rate is multiplied by
+     * l1_miss_scale (0 = identity: unchanged) and every L1 hit costs l1_hit_extra_latency more
+     * core cycles (the decompression latency times the share of hits on compressed lines). */
+    double l1_miss_scale;
+    double l1_hit_extra_latency;
 } gpuest_model_transform_t;
 
 void gpuest_model_transform_identity(gpuest_model_transform_t *t);

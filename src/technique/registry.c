@@ -51,8 +51,9 @@ gpuest_err gpuest_technique_validate(const gpuest_config_t *cfg, unsigned modes,
         GPUEST_TRY(t->validate(cfg, err));
         if (!t->active(cfg))
             continue;
+        unsigned supported = t->modes_of ? t->modes_of(cfg) : t->modes;
         for (unsigned bit = 1; bit <= GPUEST_TECH_MODE_NOC; bit <<= 1) {
-            if (!(modes & bit) || (t->modes & bit))
+            if (!(modes & bit) || (supported & bit))
                 continue;
             char at[256];
             const char *key = t->keys[0];

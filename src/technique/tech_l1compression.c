@@ -117,6 +117,15 @@ void gpuest_l1c_set_ep_observer(gpuest_l1c_ep_fn fn, void *ctx)
 
 static const char *const l1c_keys[] = {"l1_compression", NULL};
 
+/* The estimator models the static policies only (l1c_model.c): the adaptive ones are refused
+ * before any work, naming the key. */
+static unsigned l1c_modes_of(const gpuest_config_t *cfg)
+{
+    int p = cfg->technique.l1_compression;
+    int is_static = p == GPUEST_L1COMP_STATIC_BDI || p == GPUEST_L1COMP_STATIC_SC || p == GPUEST_L1COMP_STATIC_BPC;
+    return GPUEST_TECH_MODE_SIM | (is_static ? GPUEST_TECH_MODE_MODEL : 0u);
+}
+
 static int l1c_active(const gpuest_config_t *cfg) { return cfg->technique.l1_compression != GPUEST_L1COMP_NONE; }
 
 static gpuest_err l1c_validate(const gpuest_config_t *cfg, gpuest_error_t *err)
@@ -585,11 +594,13 @@ const gpuest_technique_t gpuest_tech_l1compression = {
     .name = "l1_compression",
     .desc = "compressed L1D with LATTE-CC's latency-tolerance-aware mode selection and its comparison policies",
     .keys = l1c_keys,
-    .modes = GPUEST_TECH_MODE_SIM,
+    .modes = GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL,
     .active = l1c_active,
     .validate = l1c_validate,
     .create = l1c_create,
     .install = l1c_install,
     .stats = l1c_stats,
     .destroy = l1c_destroy,
+    .transform = tech_l1c_transform,
+    .modes_of = l1c_modes_of,
 };

@@ -69,6 +69,9 @@ typedef struct gpuest_technique_s {
      * identity) from what can be measured without the simulator (env->image as the workload
      * generated it). NULL: the technique has no model transform (GPUEST_TECH_MODE_MODEL off). */
     gpuest_err (*transform)(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+    /* The modes the configuration's values support, where they depend on the values (checked in
+     * place of `modes` before any work); NULL: `modes`. */
+    unsigned (*modes_of)(const gpuest_config_t *cfg);
 } gpuest_technique_t;
 
 extern const gpuest_technique_t *const gpuest_techniques[]; /* NULL-terminated */

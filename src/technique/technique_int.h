@@ -36,5 +36,17 @@ gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_
 double tech_probe_find_prob(int others, int cores, int k);
 void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *holders,
                     gpuest_model_transform_t *out);
+/* l1c_model.c: the model transform of technique.l1_compression's static policies, and the
+ * compressed L1 it walks (per SM: sets x 4*assoc tags, assoc x 4 sub-blocks of 32 bytes per set,
+ * LRU lines dropped until a fill fits; exposed for the tests). */
+gpuest_err tech_l1c_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+typedef struct tech_l1cm_cache_s tech_l1cm_cache_t;
+gpuest_err tech_l1cm_create(int sms, int sets, int assoc, tech_l1cm_cache_t **out, gpuest_error_t *err);
+void tech_l1cm_destroy(tech_l1cm_cache_t *c);
+void tech_l1cm_flush(tech_l1cm_cache_t *c);
+void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line);
+/* A read of `line`: 1 on a hit (*hit_compressed: the line is stored in fewer than 128 bytes); on
+ * a miss the line is filled taking ceil(bytes / 32) sub-blocks, and 0 is returned. */
+int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int *hit_compressed);
 
 #endif

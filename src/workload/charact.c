@@ -12,6 +12,8 @@ void gpuest_charact_opts_default(gpuest_charact_opts_t *o)
     o->l1_lines = 128;
     o->l1_assoc = 4;
     o->share_window = 1024;
+    o->access_cb = NULL;
+    o->access_ctx = NULL;
 }
 
 /* ------------------------------------------------------------ line table
@@ -185,6 +187,9 @@ static gpuest_err on_request(run_t *r, int sm, const gpuest_inst_t *in, const gp
     GPUEST_TRY(tab_get(&r->tab, q->line, &e, &fresh, err));
     if (fresh)
         st->distinct_lines++;
+    if (r->o->access_cb)
+        GPUEST_TRY(r->o->access_cb(r->o->access_ctx, gpuest_workload_image(r->wl), sm, q->line,
+                                   in->op == GPUEST_MEM_LOAD, err));
     if (in->op != GPUEST_MEM_LOAD)
         return GPUEST_OK;
     st->read_requests++;

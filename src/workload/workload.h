@@ -305,6 +305,11 @@ typedef struct {
     int l1_lines;            /* default 128 (16 KB of 128-byte lines) */
     int l1_assoc;            /* default 4 */
     int share_window;        /* inter-core sharing window in line requests, default 1024 */
+    /* Called for every line request in walk order, with the image as the walk has it then
+     * (is_load 0: a store); NULL: none. Non-OK stops the run. */
+    gpuest_err (*access_cb)(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
+                            gpuest_error_t *err);
+    void *access_ctx;
 } gpuest_charact_opts_t;
 
 void gpuest_charact_opts_default(gpuest_charact_opts_t *o);

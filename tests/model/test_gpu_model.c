@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -74,6 +75,45 @@ static void compression_effects(void **state)
     /* split adds up */
     assert_true(fabs(comp.req_latency + comp.mem_latency + comp.reply_latency - comp.miss_latency) < 1e-9 * comp.miss_latency);
     gpuest_gpu_model_destroy(m);
+}
+
+/* Compressed L1 (l1_miss_scale, l1_hit_extra_latency): read misses x 0.5 on the workload below
+ * (write fraction 0.1, 8 instructions and 0 hits per request, hit rate 0.2) leave 0.45 + 0.1 =
+ * 0.55 requests per request before: 8 / 0.55 instructions, 0.1 / 0.55 writes and 0.45 / 0.55 hits
+ * per request, hit rate 1 - 0.8 x 0.5 = 0.6; 2 more hit cycles are the machine with an L1 hit
+ * latency 2 cycles longer (to the solver's convergence: 1e-5). Fewer misses raise IPC. Fails when the scale is applied to the hit
+ * rate, the request mix is not rescaled, or the extra latency is dropped or counted twice. */
+static void l1_compression_fields(void **state)
+{
+    (void)state;
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    char kv[64];
+    snprintf(kv, sizeof kv, "l1.hit_latency=%d", cfg.l1.hit_latency + 2);
+    gpuest_gpu_model_t *m = model(NULL), *slow = model(kv);
+    gpuest_model_workload_t w, w6;
+    workload(&w);
+    workload(&w6);
+    w6.l1_hit_rate = 0.6;
+    w6.insts_per_request = 8.0 / 0.55;
+    w6.write_fraction = 0.1 / 0.55;
+    w6.hits_per_request = 0.45 / 0.55;
+    gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
+    gpuest_gpu_estimate_t base, got, want, fewer;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &base, &err), GPUEST_OK);
+    gpuest_model_transform_t t;
+    gpuest_model_transform_identity(&t);
+    t.l1_miss_scale = 0.5;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &fewer, &err), GPUEST_OK);
+    assert_true(fewer.ipc > base.ipc);
+    t.l1_hit_extra_latency = 2.0;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &got, &err), GPUEST_OK);
+    assert_int_equal(gpuest_gpu_model_solve(slow, &w6, NULL, &p, &want, &err), GPUEST_OK);
+    assert_true(fabs(got.ipc - want.ipc) < 1e-5 * want.ipc && fabs(got.amat - want.amat) < 1e-5 * want.amat);
+    assert_true(got.amat != fewer.amat);
+    gpuest_gpu_model_destroy(m);
+    gpuest_gpu_model_destroy(slow);
 }
 
 /* PCU coalescing: with half the read replies saved, the MC injection port carries half the
@@ -157,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(reply_flits_mean), cmocka_unit_test(compression_effects),
                                        cmocka_unit_test(population_monotone), cmocka_unit_test(sub_partition_ports),
-                                       cmocka_unit_test(coalescing_halves_injection)};
+                                       cmocka_unit_test(coalescing_halves_injection),
+                                       cmocka_unit_test(l1_compression_fields)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

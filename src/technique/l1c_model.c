@@ -1,0 +1,314 @@
+/* l1c_model.c: the analytical estimator's view of LATTE-CC's compressed L1D for the static
+ * policies (technique.l1_compression = static_bdi | static_sc | static_bpc): AMAT_GPU with the
+ * hit and miss counts of the mode measured without the simulator (ARCHITECTURE.md, techniques).
+ *
+ * The characterization walk (src/workload/charact.c) hands every line request, in its issue order
+ * on the machine's SMs, to two L1 models per SM with the machine's L1 geometry: the plain one and
+ * the compressed one of src/sim/l1_compressed.c (4x tags per set, data in 32-byte sub-blocks,
+ * assoc x 4 sub-blocks per set, LRU lines dropped until a fill fits). A read that misses fills the
+ * line; in the compressed one it takes ceil(size / 32) sub-blocks, its size from compressing the
+ * line's bytes in the image as the walk has them then, with the compress module, as the
+ * simulator's l1c_fill does (a line that does not shrink is stored raw). A store drops the line
+ * from both (write-evict). Both L1s start empty at each launch. The plain L1 is the same code
+ * with every line 4 sub-blocks, so the two differ only by compression.
+ *
+ * Mapping: the model's L1 read miss rate is multiplied by miss(mode) / miss(plain) (fewer requests
+ * to the network and the L2), and an L1 hit costs the mode's decompression latency (BDI 2, SC 14,
+ * BPC 11 core cycles) times the share of hits on compressed lines more. The v2 model (warp
+ * profile) has no latency-tolerance term (the closed network hides latency behind the other
+ * warps' issue), so the latency is added as is; the token model (no profile) hides it by its
+ * LATTE-CC eq. 4 tolerance as it does the base hit latency.
+ * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk; the decompressor
+ * queue's wait (eq. 3) is left out (its nominal latency only); SC builds one code book per SM from
+ * the lines filled in its first EP (256 L1 accesses) and keeps it (the simulator rebuilds it every
+ * period); before that book an SC line is stored raw, as in the simulator.
+ * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann) are
+ * refused: their choice follows per-SM, per-EP latency tolerance and miss latency measured inside
+ * the simulator, which one launch-level choice would misstate. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compress/compress.h"
+#include "technique_int.h"
+
+#define L1CM_TAGS 4    /* tags per raw way */
+#define L1CM_SUB 32    /* bytes per sub-block */
+#define L1CM_RAW (GPUEST_LINE_BYTES / L1CM_SUB)
+#define L1CM_EP 256    /* L1 accesses of an EP: the SC book's sampling window */
+
+typedef struct {
+    uint64_t line;
+    uint64_t lru;
+    uint8_t valid, blocks, compressed;
+} l1cm_way_t;
+
+struct tech_l1cm_cache_s {
+    int sms, sets, tags, blocks_per_set;
+    uint64_t clock;
+    l1cm_way_t *ways;
+};
+
+gpuest_err tech_l1cm_create(int sms, int sets, int assoc, tech_l1cm_cache_t **out, gpuest_error_t *err)
+{
+    *out = NULL;
+    if (sms < 1 || sets < 1 || assoc < 1)
+        return gpuest_fail(err, GPUEST_EINVAL, "compressed L1 model: SMs, sets and ways must be >= 1");
+    tech_l1cm_cache_t *c = calloc(1, sizeof *c);
+    if (c)
+        c->ways = calloc((size_t)sms * (size_t)sets * (size_t)assoc * L1CM_TAGS, sizeof *c->ways);
+    if (!c || !c->ways) {
+        free(c);
+        return gpuest_fail(err, GPUEST_ENOMEM, "compressed L1 model: out of memory");
+    }
+    c->sms = sms;
+    c->sets = sets;
+    c->tags = assoc * L1CM_TAGS;
+    c->blocks_per_set = assoc * L1CM_RAW;
+    *out = c;
+    return GPUEST_OK;
+}
+
+void tech_l1cm_destroy(tech_l1cm_cache_t *c)
+{
+    if (c)
+        free(c->ways);
+    free(c);
+}
+
+void tech_l1cm_flush(tech_l1cm_cache_t *c)
+{
+    memset(c->ways, 0, (size_t)c->sms * (size_t)c->sets * (size_t)c->tags * sizeof *c->ways);
+}
+
+static l1cm_way_t *set_of(tech_l1cm_cache_t *c, int sm, uint64_t line)
+{
+    size_t set = (size_t)((line / GPUEST_LINE_BYTES) % (uint64_t)c->sets);
+    return &c->ways[((size_t)sm * (size_t)c->sets + set) * (size_t)c->tags];
+}
+
+static l1cm_way_t *lookup(tech_l1cm_cache_t *c, l1cm_way_t *s, uint64_t line)
+{
+    for (int i = 0; i < c->tags; i++)
+        if (s[i].valid && s[i].line == line)
+            return &s[i];
+    return NULL;
+}
+
+void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line)
+{
+    l1cm_way_t *w = lookup(c, set_of(c, sm, line), line);
+    if (w)
+        w->valid = 0;
+}
+
+/* Sub-blocks held by the set's valid lines; *lru: the least recently used of them (NULL: none). */
+static int used_blocks(const tech_l1cm_cache_t *c, l1cm_way_t *s, l1cm_way_t **lru)
+{
+    int used = 0;
+    *lru = NULL;
+    for (int i = 0; i < c->tags; i++)
+        if (s[i].valid) {
+            used += s[i].blocks;
+            if (!*lru || s[i].lru < (*lru)->lru)
+                *lru = &s[i];
+        }
+    return used;
+}
+
+int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int *hit_compressed)
+{
+    l1cm_way_t *s = set_of(c, sm, line), *w = lookup(c, s, line), *lru;
+    c->clock++;
+    *hit_compressed = 0;
+    if (w) {
+        w->lru = c->clock;
+        *hit_compressed = w->compressed;
+        return 1;
+    }
+    bytes = bytes < 1 ? 1 : bytes > GPUEST_LINE_BYTES ? GPUEST_LINE_BYTES : bytes;
+    int need = (bytes + L1CM_SUB - 1) / L1CM_SUB;
+    while (used_blocks(c, s, &lru) + need > c->blocks_per_set && lru)
+        lru->valid = 0; /* LRU lines lose their data until the fill fits */
+    for (int i = 0; i < c->tags && !w; i++)
+        if (!s[i].valid)
+            w = &s[i];
+    if (!w) { /* every tag holds a line: the LRU one gives its tag */
+        used_blocks(c, s, &lru);
+        w = lru;
+    }
+    *w = (l1cm_way_t){.line = line, .lru = c->clock, .valid = 1, .blocks = (uint8_t)need,
+                      .compressed = bytes < GPUEST_LINE_BYTES};
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the walk */
+
+static const int decomp_cycles[GPUEST_L1C_MODES] = {0, 2, 14, 11}; /* none, BDI, SC, BPC (LATTE-CC IV-C) */
+
+typedef struct {
+    int mode; /* GPUEST_L1C_* */
+    tech_l1cm_cache_t *plain, *comp;
+    gpuest_codec_t codec; /* BDI or BPC */
+    /* SC: per SM, a VFT sampling the fills of the first EP, then its book */
+    int nsm;
+    gpuest_sc2_vft_t **vft;
+    gpuest_sc2_book_t **book;
+    gpuest_codec_t *sc;
+    uint64_t *accesses;
+    int *book_ready;
+    uint64_t reads, miss_plain, miss_comp, hits_comp, hits_on_compressed;
+} l1cm_walk_t;
+
+static int line_bytes_in_mode(l1cm_walk_t *w, int sm, uint64_t line, const uint8_t *data)
+{
+    const gpuest_codec_t *codec = w->mode != GPUEST_L1C_SC ? &w->codec : w->book_ready[sm] ? &w->sc[sm] : NULL;
+    if (!codec)
+        return GPUEST_LINE_BYTES;
+    uint32_t bits = gpuest_codec_size_bits(codec, line, data);
+    return gpuest_codec_is_compressed(codec, bits) ? (int)((bits + 7) / 8) : GPUEST_LINE_BYTES;
+}
+
+static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
+                            gpuest_error_t *err)
+{
+    l1cm_walk_t *w = ctx;
+    if (!is_load) {
+        tech_l1cm_invalidate(w->plain, sm, line);
+        tech_l1cm_invalidate(w->comp, sm, line);
+        return GPUEST_OK;
+    }
+    w->reads++;
+    int hc;
+    if (!tech_l1cm_access(w->plain, sm, line, GPUEST_LINE_BYTES, &hc))
+        w->miss_plain++;
+    uint8_t buf[GPUEST_LINE_BYTES];
+    int bytes = GPUEST_LINE_BYTES;
+    l1cm_way_t *present = lookup(w->comp, set_of(w->comp, sm, line), line);
+    if (!present) {
+        gpuest_memimg_read_line(img, line, buf);
+        bytes = line_bytes_in_mode(w, sm, line, buf);
+        if (w->mode == GPUEST_L1C_SC && !w->book_ready[sm])
+            gpuest_sc2_vft_sample(w->vft[sm], buf, GPUEST_LINE_BYTES);
+    }
+    if (tech_l1cm_access(w->comp, sm, line, bytes, &hc)) {
+        w->hits_comp++;
+        w->hits_on_compressed += hc != 0;
+    } else {
+        w->miss_comp++;
+    }
+    if (w->mode == GPUEST_L1C_SC && !w->book_ready[sm] && ++w->accesses[sm] >= L1CM_EP) {
+        GPUEST_TRY(gpuest_sc2_book_build_from_vft(w->book[sm], w->vft[sm], err));
+        w->book_ready[sm] = 1;
+    }
+    return GPUEST_OK;
+}
+
+static gpuest_err on_launch(void *ctx, const gpuest_charact_t *s, gpuest_error_t *err)
+{
+    (void)s;
+    (void)err;
+    l1cm_walk_t *w = ctx;
+    tech_l1cm_flush(w->plain); /* the walk's L1s start empty at each launch */
+    tech_l1cm_flush(w->comp);
+    return GPUEST_OK;
+}
+
+static void walk_free(l1cm_walk_t *w)
+{
+    tech_l1cm_destroy(w->plain);
+    tech_l1cm_destroy(w->comp);
+    for (int i = 0; i < w->nsm; i++) {
+        if (w->vft)
+            gpuest_sc2_vft_destroy(w->vft[i]);
+        if (w->book)
+            gpuest_sc2_book_destroy(w->book[i]);
+    }
+    free(w->vft);
+    free(w->book);
+    free(w->sc);
+    free(w->accesses);
+    free(w->book_ready);
+}
+
+static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets, int assoc, gpuest_error_t *err)
+{
+    const gpuest_compress_algo_t *a;
+    gpuest_codec_opts_t o = {.line_bytes = GPUEST_LINE_BYTES};
+    int n = cfg->core.num_sms;
+    w->nsm = n;
+    GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->plain, err));
+    GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->comp, err));
+    if (w->mode != GPUEST_L1C_SC) {
+        GPUEST_TRY(gpuest_compress_lookup(w->mode == GPUEST_L1C_BDI ? "bdi" : "bpc", &a, err));
+        return gpuest_codec_init(&w->codec, a, &o, err);
+    }
+    w->vft = calloc((size_t)n, sizeof *w->vft);
+    w->book = calloc((size_t)n, sizeof *w->book);
+    w->sc = calloc((size_t)n, sizeof *w->sc);
+    w->accesses = calloc((size_t)n, sizeof *w->accesses);
+    w->book_ready = calloc((size_t)n, sizeof *w->book_ready);
+    if (!w->vft || !w->book || !w->sc || !w->accesses || !w->book_ready)
+        return gpuest_fail(err, GPUEST_ENOMEM, "compressed L1 model: out of memory");
+    GPUEST_TRY(gpuest_compress_lookup("sc2", &a, err));
+    for (int i = 0; i < n; i++) {
+        GPUEST_TRY(gpuest_sc2_vft_create(&w->vft[i], err));
+        GPUEST_TRY(gpuest_sc2_book_create(&w->book[i], err));
+        gpuest_codec_opts_t so = {.line_bytes = GPUEST_LINE_BYTES, .sc2_book = w->book[i]};
+        GPUEST_TRY(gpuest_codec_init(&w->sc[i], a, &so, err));
+    }
+    return GPUEST_OK;
+}
+
+gpuest_err tech_l1c_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err)
+{
+    const gpuest_config_t *cfg = env->cfg;
+    char at[256];
+    gpuest_model_transform_identity(out);
+    int policy = cfg->technique.l1_compression;
+    int mode = policy == GPUEST_L1COMP_STATIC_BDI  ? GPUEST_L1C_BDI
+               : policy == GPUEST_L1COMP_STATIC_SC ? GPUEST_L1C_SC
+               : policy == GPUEST_L1COMP_STATIC_BPC ? GPUEST_L1C_BPC
+                                                    : -1;
+    if (mode < 0)
+        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                           "%s: the estimator models the static policies of technique.l1_compression only "
+                           "(static_bdi, static_sc, static_bpc); the adaptive ones choose per SM and per phase "
+                           "from latencies measured in the simulator: use 'gpuest run' for them",
+                           gpuest_config_key_origin(cfg, "technique", "l1_compression", at, sizeof at));
+    if (!env->launches)
+        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                           "technique.l1_compression: the estimate needs the workload's launches to walk its L1 "
+                           "accesses (a generated workload or a trace)");
+    gpuest_charact_opts_t o;
+    gpuest_charact_opts_default(&o);
+    o.num_sms = cfg->core.num_sms;
+    o.ctas_per_sm = cfg->core.ctas_per_sm;
+    o.warps_per_sm = cfg->core.warps_per_sm;
+    int line = cfg->l1.line_bytes > 0 ? cfg->l1.line_bytes : GPUEST_LINE_BYTES;
+    o.l1_assoc = cfg->l1.assoc > 0 ? cfg->l1.assoc : 1;
+    o.l1_lines = cfg->l1.size_bytes / line;
+    o.l1_lines -= o.l1_lines % o.l1_assoc;
+    if (o.l1_lines < o.l1_assoc)
+        o.l1_lines = o.l1_assoc;
+    l1cm_walk_t w;
+    memset(&w, 0, sizeof w);
+    w.mode = mode;
+    o.access_cb = on_access;
+    o.access_ctx = &w;
+    gpuest_err rc = walk_init(&w, cfg, o.l1_lines / o.l1_assoc, o.l1_assoc, err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_workload_characterize(env->launches, &o, on_launch, NULL, &w, NULL, err);
+    if (rc == GPUEST_OK && w.miss_plain == 0)
+        rc = gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                         "technique.l1_compression: no read of the workload misses the plain L1, so there is no "
+                         "miss rate for compression to lower");
+    if (rc == GPUEST_OK) {
+        out->l1_miss_scale = (double)w.miss_comp / (double)w.miss_plain;
+        if (!(out->l1_miss_scale > 0))
+            out->l1_miss_scale = 1e-9; /* 0 is the identity: every miss removed stays removed */
+        out->l1_hit_extra_latency =
+            w.hits_comp ? decomp_cycles[mode] * (double)w.hits_on_compressed / (double)w.hits_comp : 0.0;
+    }
+    walk_free(&w);
+    return rc;
+}

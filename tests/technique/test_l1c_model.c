@@ -1,0 +1,159 @@
+/* test_l1c_model.c: the compressed L1 that the estimator's transform of technique.l1_compression
+ * walks, on access sequences worked by hand, the transform on a hand-built trace, and its refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "technique/technique.h"
+#include "technique/technique_int.h"
+
+#define TMP GPUEST_BINARY_DIR "/l1c_model_tmp"
+
+/* Misses of `rounds` passes over n lines of one set, every line stored in `bytes` bytes; *hc: hits
+ * on lines stored compressed. One SM, one set of one raw way: 4 tags, 4 sub-blocks of 32 bytes. */
+static int misses(int n, int rounds, int bytes, int *hc)
+{
+    tech_l1cm_cache_t *c = NULL;
+    gpuest_error_t e = {0};
+    assert_int_equal(tech_l1cm_create(1, 1, 1, &c, &e), GPUEST_OK);
+    int miss = 0, h;
+    *hc = 0;
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < n; i++) {
+            if (tech_l1cm_access(c, 0, (uint64_t)i * 128u, bytes, &h))
+                *hc += h;
+            else
+                miss++;
+        }
+    tech_l1cm_destroy(c);
+    return miss;
+}
+
+/* A, B, A, B, A, B in a one-way set: raw (128 B) every access misses (6); at 64 B (2 sub-blocks)
+ * both fit: 2 misses, 4 hits on compressed lines; at 65 B (3 sub-blocks) they do not: 6 again.
+ * Four 32-byte lines twice: 4 misses (4 tags, 4 sub-blocks); five: the fifth line needs a tag and
+ * LRU thrashes: 10. Fails when sizes are not rounded up to sub-blocks, the tag count is not 4x, or
+ * a raw line is counted as compressed. */
+static void test_fit_by_hand(void **state)
+{
+    (void)state;
+    int hc;
+    assert_int_equal(misses(2, 3, 128, &hc), 6);
+    assert_int_equal(misses(2, 3, 64, &hc), 2);
+    assert_int_equal(hc, 4);
+    assert_int_equal(misses(2, 3, 65, &hc), 6);
+    assert_int_equal(misses(4, 2, 32, &hc), 4);
+    assert_int_equal(hc, 4);
+    assert_int_equal(misses(5, 2, 32, &hc), 10);
+}
+
+/* A store drops the line: A (64 B), store A, A again misses. */
+static void test_store_evicts(void **state)
+{
+    (void)state;
+    tech_l1cm_cache_t *c = NULL;
+    gpuest_error_t e = {0};
+    int h;
+    assert_int_equal(tech_l1cm_create(1, 1, 1, &c, &e), GPUEST_OK);
+    assert_int_equal(tech_l1cm_access(c, 0, 0, 64, &h), 0);
+    assert_int_equal(tech_l1cm_access(c, 0, 0, 64, &h), 1);
+    tech_l1cm_invalidate(c, 0, 0);
+    assert_int_equal(tech_l1cm_access(c, 0, 0, 64, &h), 0);
+    tech_l1cm_destroy(c);
+}
+
+static void set(gpuest_config_t *c, const char *kv)
+{
+    gpuest_error_t e = {0};
+    if (gpuest_config_set(c, kv, "test", &e) != GPUEST_OK)
+        fail_msg("%s: %s", kv, e.msg);
+}
+
+/* One warp reads lines 0, S, 2S, 3S, 4S (S = sets x 128: all in set 0) twice, each with 32 lanes of
+ * 4 bytes; the trace has no image, so every line is zeros. */
+static gpuest_workload_t *trace_set0(int sets, int nlines)
+{
+    mkdir(TMP, 0755);
+    FILE *f = fopen(TMP "/t.csv", "w");
+    assert_non_null(f);
+    fprintf(f, "gpuest_trace,1\nkernel,0,k,1,1,1,32,1,1,0,8\n");
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < nlines; i++) {
+            fprintf(f, "inst,0,0,0,%d,load,4,ffffffff,", 8 * (r * nlines + i));
+            unsigned base = (unsigned)(i * sets * 128);
+            for (int k = 0; k < 32; k++)
+                fprintf(f, "%s0x%x", k ? " " : "", base + 4u * (unsigned)k);
+            fprintf(f, "\n");
+        }
+    fclose(f);
+    gpuest_workload_t *wl = NULL;
+    gpuest_error_t e = {0};
+    if (gpuest_workload_open_csv(TMP "/t.csv", NULL, &wl, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    return wl;
+}
+
+static gpuest_err transform(const char *policy, gpuest_model_transform_t *t, gpuest_error_t *e)
+{
+    gpuest_config_t c;
+    assert_int_equal(gpuest_config_preset(&c, "fermi", e), GPUEST_OK);
+    char kv[64];
+    snprintf(kv, sizeof kv, "technique.l1_compression=%s", policy);
+    set(&c, kv);
+    int sets = c.l1.size_bytes / (128 * c.l1.assoc);
+    gpuest_workload_t *wl = trace_set0(sets, c.l1.assoc + 1);
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+    gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
+    gpuest_workload_destroy(wl);
+    return rc;
+}
+
+/* assoc + 1 zero lines of one set, twice: the plain L1 (LRU, assoc ways) misses all 2(assoc + 1)
+ * reads; BDI codes a zero line in a few bytes (one sub-block), so all fit in the compressed set
+ * and only the first pass misses: miss rate x 0.5, and every hit is on a BDI line: +2 cycles.
+ * SC has no code book in the first EP (256 accesses), so its lines stay raw: x 1, +0. Fails when
+ * the walk does not reach the compressed L1, the sizes do not come from the line's bytes, or the
+ * decompression latency is not BDI's. */
+static void test_transform_by_hand(void **state)
+{
+    (void)state;
+    gpuest_model_transform_t t;
+    gpuest_error_t e = {0};
+    assert_int_equal(transform("static_bdi", &t, &e), GPUEST_OK);
+    assert_true(t.l1_miss_scale == 0.5);
+    assert_true(t.l1_hit_extra_latency == 2.0);
+    assert_int_equal(transform("static_sc", &t, &e), GPUEST_OK);
+    assert_true(t.l1_miss_scale == 1.0);
+    assert_true(t.l1_hit_extra_latency == 0.0);
+}
+
+/* The adaptive policies are refused naming the key; so is a run without launches. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    gpuest_model_transform_t t;
+    const char *adaptive[] = {"latte_cc", "latte_cc_bdi_bpc", "adaptive_hit_count", "adaptive_cmp", "fann"};
+    for (size_t i = 0; i < sizeof adaptive / sizeof *adaptive; i++) {
+        gpuest_error_t e = {0};
+        assert_int_equal(transform(adaptive[i], &t, &e), GPUEST_EUNSUPPORTED);
+        assert_non_null(strstr(e.msg, "technique.l1_compression"));
+    }
+    gpuest_config_t c;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&c, "fermi", &e), GPUEST_OK);
+    set(&c, "technique.l1_compression=static_bpc");
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL};
+    assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "launches"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fit_by_hand), cmocka_unit_test(test_store_evicts),
+                                       cmocka_unit_test(test_transform_by_hand), cmocka_unit_test(test_refusals)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
