@@ -114,7 +114,7 @@ gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
                            "%s: the estimator models technique.probing = pp, dp and ip only; rp and ccn rest on "
                            "the PC sharing predictor trained by the timed replies, la_llc on the L2's last-reader "
-                           "forwarding: use 'gpuest run' (the simulator) for them",
+                           "forwarding: use 'gpuest simulate' for them",
                            gpuest_config_key_origin(cfg, "technique", "probing", at, sizeof at));
     if (!env->launches)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
