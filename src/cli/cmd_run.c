@@ -118,8 +118,8 @@ static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
         printf("\n1. calibration: read from %s (no sampled runs; %d runs, fitted %s)\n", o->calib_file, c.nruns,
                c.warp_profile[1] > 0 ? "scoreboard model" : "token model");
     } else {
-        printf("\n1. calibration on sampled runs of the excitation set (sampled simulator as it is today: on the\n"
-               "   v2 simulator its IPC is biased low, see docs/estimator.md; the detailed points below show it)\n");
+        printf("\n1. calibration on sampled runs of the excitation set (the sampler's defaults; the detailed points\n"
+               "   below check the result)\n");
         gpuest_progress_t *pr = cli_progress("calibrate", 4);
         e = gpuest_study_calibrate_sampled(cfg, o->workload, o->scale, o->seed, pr, &c, &err);
         gpuest_progress_finish(pr);
