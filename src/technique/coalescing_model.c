@@ -43,19 +43,26 @@ static int mc_ports(const gpuest_config_t *cfg)
     return cfg->mc.num_mcs * (cfg->mc.sub_partitions > 1 ? cfg->mc.sub_partitions : 1);
 }
 
+/* The functional walk the model transforms share: this machine's SM count, residency limits
+ * and L1 geometry (whole sets, at least one). */
+void tech_walk_opts(const gpuest_config_t *cfg, gpuest_charact_opts_t *o)
+{
+    gpuest_charact_opts_default(o);
+    o->num_sms = cfg->core.num_sms;
+    o->ctas_per_sm = cfg->core.ctas_per_sm;
+    o->warps_per_sm = cfg->core.warps_per_sm;
+    int line = cfg->l1.line_bytes > 0 ? cfg->l1.line_bytes : GPUEST_LINE_BYTES;
+    o->l1_assoc = cfg->l1.assoc > 0 ? cfg->l1.assoc : 1;
+    o->l1_lines = cfg->l1.size_bytes / line;
+    o->l1_lines -= o->l1_lines % o->l1_assoc;
+    if (o->l1_lines < o->l1_assoc)
+        o->l1_lines = o->l1_assoc;
+}
+
 gpuest_err tech_coal_locality(const gpuest_config_t *cfg, gpuest_workload_t *wl, double *ratio, gpuest_error_t *err)
 {
     gpuest_charact_opts_t o;
-    gpuest_charact_opts_default(&o);
-    o.num_sms = cfg->core.num_sms;
-    o.ctas_per_sm = cfg->core.ctas_per_sm;
-    o.warps_per_sm = cfg->core.warps_per_sm;
-    int line = cfg->l1.line_bytes > 0 ? cfg->l1.line_bytes : GPUEST_LINE_BYTES;
-    o.l1_assoc = cfg->l1.assoc > 0 ? cfg->l1.assoc : 1;
-    o.l1_lines = cfg->l1.size_bytes / line;
-    o.l1_lines -= o.l1_lines % o.l1_assoc;
-    if (o.l1_lines < o.l1_assoc)
-        o.l1_lines = o.l1_assoc;
+    tech_walk_opts(cfg, &o);
     o.share_window = mc_ports(cfg) * cfg->technique.pcu_rgrs;
     locality_t l = {0, 0};
     GPUEST_TRY(gpuest_workload_characterize(wl, &o, on_launch, NULL, &l, NULL, err));

@@ -121,16 +121,7 @@ gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_
                            "technique.probing: the estimate needs the workload's launches to measure the remote "
                            "hit rate (a generated workload or a trace)");
     gpuest_charact_opts_t o;
-    gpuest_charact_opts_default(&o);
-    o.num_sms = cfg->core.num_sms;
-    o.ctas_per_sm = cfg->core.ctas_per_sm;
-    o.warps_per_sm = cfg->core.warps_per_sm;
-    int line = cfg->l1.line_bytes > 0 ? cfg->l1.line_bytes : GPUEST_LINE_BYTES;
-    o.l1_assoc = cfg->l1.assoc > 0 ? cfg->l1.assoc : 1;
-    o.l1_lines = cfg->l1.size_bytes / line;
-    o.l1_lines -= o.l1_lines % o.l1_assoc;
-    if (o.l1_lines < o.l1_assoc)
-        o.l1_lines = o.l1_assoc;
+    tech_walk_opts(cfg, &o);
     holders_t h;
     memset(&h, 0, sizeof h);
     GPUEST_TRY(gpuest_workload_characterize(env->launches, &o, on_launch, NULL, &h, NULL, err));

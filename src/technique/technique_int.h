@@ -22,6 +22,9 @@ static inline size_t tech_stat(gpuest_technique_stat_t *out, size_t n, size_t ma
 void tech_l1c_counts(const void *state, int sm, int mode, uint64_t *hits, uint64_t *misses);
 int tech_l1c_mode(const void *state, int sm);
 
+/* coalescing_model.c: the options of the functional walk every model transform runs (the
+ * machine's SMs, residency and L1 geometry). */
+void tech_walk_opts(const gpuest_config_t *cfg, gpuest_charact_opts_t *o);
 /* coalescing_model.c: the model transform of technique.coalescing = pcu, and the inter-core
  * locality ratio it rests on (shared read line requests over read line requests, window
  * = MC ports x technique.pcu_rgrs read requests; runs every remaining launch of wl). */
