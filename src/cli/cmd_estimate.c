@@ -118,6 +118,14 @@ int cli_cmd_estimate(int argc, char **argv)
         if (use && use->l1_miss_scale > 0)
             printf("technique transform: L1 read miss rate x %.4f, L1 hit +%.2f core cycles (compressed L1)\n",
                    use->l1_miss_scale, use->l1_hit_extra_latency);
+        if (use && use->l1c_rule != GPUEST_MODEL_L1C_STATIC) {
+            static const char *const mode_names[] = {"none", "bdi", "sc", "bpc"};
+            printf("technique transform: adaptive compressed L1, candidates");
+            for (int i = 0; i < use->l1c_modes && i < GPUEST_MODEL_L1C_MAX; i++)
+                printf("%s %s (miss rate x %.4f, hit +%.2f)", i ? "," : "", mode_names[use->l1c_mode_id[i] & 3],
+                       use->l1c_miss_scale[i], use->l1c_hit_extra[i]);
+            printf("; the policy's rule takes %s\n", mode_names[use->l1c_mode_id[est.raw.l1c_choice & 3] & 3]);
+        }
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {

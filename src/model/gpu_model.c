@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "model_int.h"
 
 #define LINE_BYTES 128 /* ARCHITECTURE.md: 128-byte lines, the DRAM access unit */
 /* Points of the tabulated surrogate curve (noc_delays): the open model's delays grow smoothly and
@@ -535,6 +536,8 @@ static void l1_fewer_misses(gpuest_model_workload_t *w, double s)
     w->l1_hit_rate = 1.0 - (1.0 - clamp01(w->l1_hit_rate)) * s;
 }
 
+double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m) { return m->cfg.l1.hit_latency; }
+
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err)
@@ -543,6 +546,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     const gpuest_config_t *c = &m->cfg;
     /* Compressed L1 (t->l1_miss_scale, t->l1_hit_extra_latency): a lower read miss rate and a
      * longer hit; the token model's latency tolerance (eq. 4) then hides what it can of the hit. */
+    if (t && t->l1c_rule != GPUEST_MODEL_L1C_STATIC) /* an adaptive policy: its rule over static candidates */
+        return gpuest_model_l1c_solve(m, w, t, p, out, err);
     gpuest_model_workload_t wl1;
     if (t && t->l1_miss_scale > 0) {
         wl1 = *w;
@@ -550,6 +555,14 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         w = &wl1;
     }
     double hit_lat = c->l1.hit_latency + (t ? t->l1_hit_extra_latency : 0.0);
+    /* What a hit costs a warp in the closed network. The scoreboard model hides the base hit
+     * latency behind the other warps' issue, as calibrated; of the latency a technique adds, only
+     * what exceeds the SM's latency tolerance (LATTE-CC eq. 4, measured with the workload) is
+     * charged (AMAT_GPU, eq. 2). The token model applies its own eq. 4 to the whole hit. */
+    double hit_charge = hit_lat;
+    if (t && w->insts_per_epoch > 0 && w->resident_warps > 0)
+        hit_charge = c->l1.hit_latency +
+                     gpuest_model_exposed_extra(t->l1_hit_extra_latency, w->avail_warps * w->cycles_per_schedule);
     if (!(w->insts_per_request > 0) || !isfinite(w->insts_per_request))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: instructions per request must be > 0 (got %g)",
                            w->insts_per_request);
@@ -595,7 +608,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double dram_per_read = w->dram_per_request * (1 + wpr) * mem_keep; /* write-backs ride on the reads */
     double ipr = w->insts_per_request * (1 + wpr);          /* warp instructions per read */
     customer_t k;
-    customer_of(c, w, p, ipr, wpr, hit_lat, &k);
+    customer_of(c, w, p, ipr, wpr, hit_charge, &k);
     double r = k.reads, rm = k.rm, pm = k.pm;
     /* a batch of rm reads spreads over the shared stations' replicas and is served in parallel */
     double fork_p = rm < P ? rm : P, fork_m = rm < M ? rm : M;

@@ -282,6 +282,7 @@ typedef struct {
  * at the MC (L2 cycles, pipelined with injection: exposed only when the port is idle) and the
  * decompressor latency at the SM (core cycles). */
 #define GPUEST_MODEL_MAX_FLITS 64
+struct gpuest_model_l1c_view_s; /* below: what an adaptive L1 rule sees */
 typedef struct {
     double reply_flit_hist[GPUEST_MODEL_MAX_FLITS + 1];
     double compress_latency;   /* L2 cycles */
@@ -302,7 +303,44 @@ typedef struct {
      * core cycles (the decompression latency times the share of hits on compressed lines). */
     double l1_miss_scale;
     double l1_hit_extra_latency;
+    /* Adaptive compressed L1 (LATTE-CC's adaptive policies; l1c_rule.c): l1c_rule picks one of
+     * l1c_modes candidate static transforms (index 0 = the plain L1: scale 1, no extra) by the
+     * policy's own decision rule on the model's per-candidate estimates; the fields above are then
+     * ignored. Per candidate: GPUEST_L1C_* mode id, miss scale, extra hit latency (as above), L1
+     * misses the compressed L1 avoids per L1 read, decompression cycles per L1 read spent on hits the
+     * plain L1 would have too (Adaptive-CMP's counter events). l1c_choose: the external rule's
+     * function (GPUEST_MODEL_L1C_EXTERNAL), given what the model knows at candidate `current`. */
+    int l1c_rule;  /* GPUEST_MODEL_L1C_* (0: static, the fields above) */
+    int l1c_modes; /* candidates, at most GPUEST_MODEL_L1C_MAX */
+    int l1c_mode_id[4];
+    double l1c_miss_scale[4], l1c_hit_extra[4], l1c_avoided[4], l1c_paid[4];
+    double l1c_capacity[4]; /* effective capacity (valid lines x 128 B / L1 size) in that mode */
+    int (*l1c_choose)(const struct gpuest_model_l1c_view_s *v);
 } gpuest_model_transform_t;
+
+/* Decision rules of the adaptive compressed L1 (l1c_rule.c). */
+enum {
+    GPUEST_MODEL_L1C_STATIC = 0,
+    GPUEST_MODEL_L1C_AMAT_GPU,  /* LATTE-CC: least AMAT_GPU (eq. 2 with the latency tolerance of eq. 4) */
+    GPUEST_MODEL_L1C_FEWEST_MISSES, /* Adaptive-Hit-Count */
+    GPUEST_MODEL_L1C_CMP,       /* Adaptive-CMP: largest positive (avoided x miss latency - paid) */
+    GPUEST_MODEL_L1C_EXTERNAL,  /* l1c_choose (FANN) */
+};
+#define GPUEST_MODEL_L1C_MAX 4
+/* What an external rule sees: the measured latency tolerance and its factors, the model's miss
+ * latency and the L1 read miss rate under the current candidate, and every candidate's hit ratio
+ * and extra hit latency. Returns the candidate index to take. */
+typedef struct gpuest_model_l1c_view_s {
+    double avail_warps, cycles_per_schedule, latency_tolerance;
+    double miss_latency, miss_rate, hit_latency;
+    int modes, current;
+    int mode_id[4];
+    double hit_ratio[4], hit_extra[4], capacity[4];
+} gpuest_model_l1c_view_t;
+
+/* The share of an added L1 hit latency the SM does not hide: max(0, extra - lt), lt the latency
+ * tolerance (available warps x cycles per schedule, LATTE-CC eq. 4). */
+double gpuest_model_exposed_extra(double extra, double lt);
 
 void gpuest_model_transform_identity(gpuest_model_transform_t *t);
 /* Mean read-reply flits under t (uncompressed: the config's reply size). */
@@ -336,7 +374,14 @@ typedef struct {
     double tokens_per_sm;   /* closed population per SM */
     int promoted_links;     /* hot links promoted to explicit stations */
     int outer_iterations;
+    int l1c_choice;         /* adaptive compressed L1: the candidate its rule took (0: plain L1) */
 } gpuest_gpu_estimate_t;
+
+/* The candidate the adaptive compressed L1's rule (t->l1c_rule) picks, given each candidate's
+ * estimate est[i] and the workload's measured L1 hit rate and latency tolerance factors
+ * (l1c_rule.c; exposed for the tests). */
+int gpuest_model_l1c_pick(const gpuest_model_transform_t *t, const gpuest_gpu_estimate_t *est, double l1_hit_rate,
+                          double hit_latency, double avail_warps, double cycles_per_schedule);
 
 typedef struct gpuest_gpu_model_s gpuest_gpu_model_t;
 /* Builds the model of machine cfg (routes and the open NoC model are built once here). */

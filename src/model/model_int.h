@@ -52,4 +52,12 @@ static inline int noc_next(const gpuest_model_noc_t *m, int r, int o, int *in_po
     return gpuest_net_next(&m->topo, r, o, in_port);
 }
 
+/* l1c_rule.c: the solve of an adaptive compressed L1 (t->l1c_rule != 0): each candidate's static
+ * transform solved, the policy's rule applied to their estimates, the picked one returned. */
+gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                  const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
+                                  gpuest_gpu_estimate_t *out, gpuest_error_t *err);
+/* gpu_model.c: the machine's L1 hit latency (core cycles). */
+double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m);
+
 #endif

@@ -28,13 +28,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "compress/compress.h"
+#include "learn/learn.h"
 #include "technique_int.h"
 
 #define L1CM_TAGS 4    /* tags per raw way */
 #define L1CM_SUB 32    /* bytes per sub-block */
 #define L1CM_RAW (GPUEST_LINE_BYTES / L1CM_SUB)
 #define L1CM_EP 256    /* L1 accesses of an EP: the SC book's sampling window */
+#define L1CM_PERIOD 10 /* EPs of a period (the FANN feature ep_in_period) */
 
 typedef struct {
     uint64_t line;
@@ -115,6 +119,15 @@ static int used_blocks(const tech_l1cm_cache_t *c, l1cm_way_t *s, l1cm_way_t **l
     return used;
 }
 
+double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm)
+{
+    const l1cm_way_t *s = &c->ways[(size_t)sm * (size_t)c->sets * (size_t)c->tags];
+    int valid = 0;
+    for (int i = 0; i < c->sets * c->tags; i++)
+        valid += s[i].valid;
+    return (double)valid * L1CM_RAW / ((double)c->sets * (double)c->blocks_per_set);
+}
+
 int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int *hit_compressed)
 {
     l1cm_way_t *s = set_of(c, sm, line), *w = lookup(c, s, line), *lru;
@@ -157,6 +170,12 @@ typedef struct {
     uint64_t *accesses;
     int *book_ready;
     uint64_t reads, miss_plain, miss_comp, hits_comp, hits_on_compressed;
+    /* Adaptive-CMP's events: compressed-L1 hits the plain L1 misses (a miss compression avoided),
+     * and hits on compressed lines the plain L1 also hits (decompression paid for nothing) */
+    uint64_t avoided, paid_hits;
+    /* effective capacity, sampled on one SM's two L1s every EP (256 of its reads) */
+    double cap_plain, cap_comp;
+    uint64_t cap_samples;
 } l1cm_walk_t;
 
 static int line_bytes_in_mode(l1cm_walk_t *w, int sm, uint64_t line, const uint8_t *data)
@@ -179,8 +198,8 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     }
     w->reads++;
     int hc;
-    if (!tech_l1cm_access(w->plain, sm, line, GPUEST_LINE_BYTES, &hc))
-        w->miss_plain++;
+    int plain_hit = tech_l1cm_access(w->plain, sm, line, GPUEST_LINE_BYTES, &hc);
+    w->miss_plain += !plain_hit;
     uint8_t buf[GPUEST_LINE_BYTES];
     int bytes = GPUEST_LINE_BYTES;
     l1cm_way_t *present = lookup(w->comp, set_of(w->comp, sm, line), line);
@@ -193,8 +212,15 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     if (tech_l1cm_access(w->comp, sm, line, bytes, &hc)) {
         w->hits_comp++;
         w->hits_on_compressed += hc != 0;
+        w->avoided += !plain_hit;
+        w->paid_hits += plain_hit && hc;
     } else {
         w->miss_comp++;
+    }
+    if (w->reads % L1CM_EP == 0) { /* the reading SM's effective capacity, every 256 reads */
+        w->cap_plain += tech_l1cm_capacity(w->plain, sm);
+        w->cap_comp += tech_l1cm_capacity(w->comp, sm);
+        w->cap_samples++;
     }
     if (w->mode == GPUEST_L1C_SC && !w->book_ready[sm] && ++w->accesses[sm] >= L1CM_EP) {
         GPUEST_TRY(gpuest_sc2_book_build_from_vft(w->book[sm], w->vft[sm], err));
@@ -259,47 +285,207 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
     return GPUEST_OK;
 }
 
+/* The per-mode figures of one walk (a compressed L1 in `mode` beside the plain one). */
+typedef struct {
+    double miss_scale, hit_extra, avoided, paid, capacity, capacity_plain;
+} l1cm_mode_t;
+
+/* Several modes in one walk (the walk consumes the workload's launches): one plain and one
+ * compressed L1 per mode, fed the same accesses. */
+#define L1CM_MAX_WALKS 2
+typedef struct {
+    int n;
+    l1cm_walk_t w[L1CM_MAX_WALKS];
+} l1cm_walks_t;
+
+static gpuest_err on_access_all(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
+                                gpuest_error_t *err)
+{
+    l1cm_walks_t *m = ctx;
+    for (int i = 0; i < m->n; i++)
+        GPUEST_TRY(on_access(&m->w[i], img, sm, line, is_load, err));
+    return GPUEST_OK;
+}
+
+static gpuest_err on_launch_all(void *ctx, const gpuest_charact_t *s, gpuest_error_t *err)
+{
+    l1cm_walks_t *m = ctx;
+    for (int i = 0; i < m->n; i++)
+        GPUEST_TRY(on_launch(&m->w[i], s, err));
+    return GPUEST_OK;
+}
+
+static void mode_result(const l1cm_walk_t *w, l1cm_mode_t *out)
+{
+    int mode = w->mode;
+    out->miss_scale = (double)w->miss_comp / (double)w->miss_plain;
+    if (!(out->miss_scale > 0))
+        out->miss_scale = 1e-9; /* 0 is the identity: every miss removed stays removed */
+    out->hit_extra = w->hits_comp ? decomp_cycles[mode] * (double)w->hits_on_compressed / (double)w->hits_comp : 0.0;
+    out->avoided = (double)w->avoided / (double)w->reads;
+    out->paid = decomp_cycles[mode] * (double)w->paid_hits / (double)w->reads;
+    out->capacity = w->cap_samples ? w->cap_comp / (double)w->cap_samples : 1.0;
+    out->capacity_plain = w->cap_samples ? w->cap_plain / (double)w->cap_samples : 1.0;
+}
+
+static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes, int n, l1cm_mode_t *out,
+                             gpuest_error_t *err)
+{
+    const gpuest_config_t *cfg = env->cfg;
+    gpuest_charact_opts_t o;
+    tech_walk_opts(cfg, &o);
+    l1cm_walks_t m;
+    memset(&m, 0, sizeof m);
+    m.n = n < L1CM_MAX_WALKS ? n : L1CM_MAX_WALKS;
+    o.access_cb = on_access_all;
+    o.access_ctx = &m;
+    gpuest_err rc = GPUEST_OK;
+    for (int i = 0; i < m.n && rc == GPUEST_OK; i++) {
+        m.w[i].mode = modes[i];
+        rc = walk_init(&m.w[i], cfg, o.l1_lines / o.l1_assoc, o.l1_assoc, err);
+    }
+    if (rc == GPUEST_OK)
+        rc = gpuest_workload_characterize(env->launches, &o, on_launch_all, NULL, &m, NULL, err);
+    if (rc == GPUEST_OK && m.w[0].miss_plain == 0)
+        rc = gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                         "technique.l1_compression: no read of the workload misses the plain L1, so there is no "
+                         "miss rate for compression to lower");
+    for (int i = 0; i < m.n; i++) {
+        if (rc == GPUEST_OK)
+            mode_result(&m.w[i], &out[i]);
+        walk_free(&m.w[i]);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ FANN on the model's features */
+
+/* The shipped network, loaded once per process from the model folder the transform was given
+ * (kept for the process's life: the model calls the rule long after the transform returns). */
+static gpuest_learn_net_t *fann_net;
+static char fann_dir[1024];
+
+static gpuest_err fann_load(const char *model_dir, gpuest_error_t *err)
+{
+    const char *dir = model_dir ? model_dir : "models";
+    if (fann_net && strcmp(dir, fann_dir) == 0)
+        return GPUEST_OK;
+    char net_path[1100], scale_path[1100];
+    snprintf(net_path, sizeof net_path, "%s/latte-fann.net", dir);
+    snprintf(scale_path, sizeof scale_path, "%s/latte-fann.scale.csv", dir);
+    gpuest_learn_net_t *net = NULL;
+    GPUEST_TRY(gpuest_learn_net_load(net_path, scale_path, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS, &net,
+                                     err));
+    gpuest_learn_net_destroy(fann_net);
+    fann_net = net;
+    snprintf(fann_dir, sizeof fann_dir, "%s", dir);
+    return GPUEST_OK;
+}
+
+void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, double x[GPUEST_L1C_FANN_FEATURES])
+{
+    int c = v->current;
+    x[0] = v->avail_warps;
+    x[1] = v->cycles_per_schedule;
+    x[2] = v->latency_tolerance;
+    x[3] = v->hit_ratio[0]; /* fann's candidates: none, BDI, SC */
+    x[4] = v->hit_ratio[1];
+    x[5] = v->hit_ratio[2];
+    x[6] = decomp_cycles[GPUEST_L1C_BDI]; /* the nominal latency: no decompressor queue in the model */
+    x[7] = decomp_cycles[GPUEST_L1C_SC];
+    x[8] = v->miss_rate;
+    x[9] = 0.0; /* steady state: no change from the previous EP */
+    x[10] = v->miss_latency;
+    x[11] = 0.0; /* queue position: no decompressor queue in the model */
+    x[12] = v->capacity[c];
+    x[13] = ep_in_period;
+    x[14] = v->mode_id[c] == GPUEST_L1C_NONE;
+    x[15] = v->mode_id[c] == GPUEST_L1C_BDI;
+    x[16] = v->mode_id[c] == GPUEST_L1C_SC;
+    x[17] = v->hit_extra[c];
+}
+
+/* The network at each of a period's 10 EP positions (the position is a feature; the model has no
+ * time), each EP's largest output taken (ties: the lower latency mode); the candidate most EPs
+ * take wins (ties: the lower latency one). */
+static int fann_rule(const gpuest_model_l1c_view_t *v)
+{
+    int votes[GPUEST_L1C_FANN_OUTPUTS] = {0};
+    for (int ep = 0; ep < L1CM_PERIOD; ep++) {
+        double x[GPUEST_L1C_FANN_FEATURES], y[GPUEST_L1C_FANN_OUTPUTS];
+        tech_l1c_fann_features(v, ep, x);
+        gpuest_learn_net_run(fann_net, x, y);
+        int best = 0;
+        for (int i = 1; i < GPUEST_L1C_FANN_OUTPUTS; i++)
+            if (y[i] > y[best])
+                best = i;
+        votes[best]++;
+    }
+    int pick = 0;
+    for (int i = 1; i < GPUEST_L1C_FANN_OUTPUTS && i < v->modes; i++)
+        if (votes[i] > votes[pick])
+            pick = i;
+    return pick;
+}
+
+/* ------------------------------------------------------------------ the transforms */
+
+static gpuest_err static_transform(const gpuest_technique_env_t *env, int mode, gpuest_model_transform_t *out,
+                                   gpuest_error_t *err)
+{
+    l1cm_mode_t r;
+    GPUEST_TRY(walk_modes(env, &mode, 1, &r, err));
+    out->l1_miss_scale = r.miss_scale;
+    out->l1_hit_extra_latency = r.hit_extra;
+    return GPUEST_OK;
+}
+
+/* An adaptive policy: the plain L1 and each of its compressed modes walked as static ones, and the
+ * policy's rule, applied by the model to its per-candidate estimates (src/model/l1c_rule.c). */
+static gpuest_err adaptive_transform(const gpuest_technique_env_t *env, int policy, gpuest_model_transform_t *out,
+                                     gpuest_error_t *err)
+{
+    int high = policy == GPUEST_L1COMP_LATTE_CC_BDI_BPC ? GPUEST_L1C_BPC : GPUEST_L1C_SC;
+    int modes[3] = {GPUEST_L1C_NONE, GPUEST_L1C_BDI, high};
+    out->l1c_rule = policy == GPUEST_L1COMP_ADAPTIVE_HIT_COUNT ? GPUEST_MODEL_L1C_FEWEST_MISSES
+                    : policy == GPUEST_L1COMP_ADAPTIVE_CMP    ? GPUEST_MODEL_L1C_CMP
+                    : policy == GPUEST_L1COMP_FANN            ? GPUEST_MODEL_L1C_EXTERNAL
+                                                              : GPUEST_MODEL_L1C_AMAT_GPU;
+    if (policy == GPUEST_L1COMP_FANN) {
+        GPUEST_TRY(fann_load(env->model_dir, err));
+        out->l1c_choose = fann_rule;
+    }
+    l1cm_mode_t r[2];
+    GPUEST_TRY(walk_modes(env, modes + 1, 2, r, err));
+    out->l1c_modes = 3;
+    out->l1c_mode_id[0] = GPUEST_L1C_NONE;
+    out->l1c_miss_scale[0] = 1.0;
+    out->l1c_capacity[0] = r[0].capacity_plain;
+    for (int i = 1; i < 3; i++) {
+        out->l1c_mode_id[i] = modes[i];
+        out->l1c_miss_scale[i] = r[i - 1].miss_scale;
+        out->l1c_hit_extra[i] = r[i - 1].hit_extra;
+        out->l1c_avoided[i] = r[i - 1].avoided;
+        out->l1c_paid[i] = r[i - 1].paid;
+        out->l1c_capacity[i] = r[i - 1].capacity;
+    }
+    return GPUEST_OK;
+}
+
 gpuest_err tech_l1c_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err)
 {
     const gpuest_config_t *cfg = env->cfg;
-    char at[256];
     gpuest_model_transform_identity(out);
     int policy = cfg->technique.l1_compression;
     int mode = policy == GPUEST_L1COMP_STATIC_BDI  ? GPUEST_L1C_BDI
                : policy == GPUEST_L1COMP_STATIC_SC ? GPUEST_L1C_SC
                : policy == GPUEST_L1COMP_STATIC_BPC ? GPUEST_L1C_BPC
                                                     : -1;
-    if (mode < 0)
-        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                           "%s: the estimator models the static policies of technique.l1_compression only "
-                           "(static_bdi, static_sc, static_bpc); the adaptive ones choose per SM and per phase "
-                           "from latencies measured in the simulator: use 'gpuest run' for them",
-                           gpuest_config_key_origin(cfg, "technique", "l1_compression", at, sizeof at));
     if (!env->launches)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
                            "technique.l1_compression: the estimate needs the workload's launches to walk its L1 "
                            "accesses (a generated workload or a trace)");
-    gpuest_charact_opts_t o;
-    tech_walk_opts(cfg, &o);
-    l1cm_walk_t w;
-    memset(&w, 0, sizeof w);
-    w.mode = mode;
-    o.access_cb = on_access;
-    o.access_ctx = &w;
-    gpuest_err rc = walk_init(&w, cfg, o.l1_lines / o.l1_assoc, o.l1_assoc, err);
-    if (rc == GPUEST_OK)
-        rc = gpuest_workload_characterize(env->launches, &o, on_launch, NULL, &w, NULL, err);
-    if (rc == GPUEST_OK && w.miss_plain == 0)
-        rc = gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                         "technique.l1_compression: no read of the workload misses the plain L1, so there is no "
-                         "miss rate for compression to lower");
-    if (rc == GPUEST_OK) {
-        out->l1_miss_scale = (double)w.miss_comp / (double)w.miss_plain;
-        if (!(out->l1_miss_scale > 0))
-            out->l1_miss_scale = 1e-9; /* 0 is the identity: every miss removed stays removed */
-        out->l1_hit_extra_latency =
-            w.hits_comp ? decomp_cycles[mode] * (double)w.hits_on_compressed / (double)w.hits_comp : 0.0;
-    }
-    walk_free(&w);
-    return rc;
+    if (mode >= 0)
+        return static_transform(env, mode, out, err);
+    return adaptive_transform(env, policy, out, err);
 }

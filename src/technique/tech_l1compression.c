@@ -117,13 +117,13 @@ void gpuest_l1c_set_ep_observer(gpuest_l1c_ep_fn fn, void *ctx)
 
 static const char *const l1c_keys[] = {"l1_compression", NULL};
 
-/* The estimator models the static policies only (l1c_model.c): the adaptive ones are refused
- * before any work, naming the key. */
+/* The estimator models every policy (l1c_model.c: static ones directly, adaptive ones by their
+ * rule over the static candidates). */
 static unsigned l1c_modes_of(const gpuest_config_t *cfg)
 {
     int p = cfg->technique.l1_compression;
-    int is_static = p == GPUEST_L1COMP_STATIC_BDI || p == GPUEST_L1COMP_STATIC_SC || p == GPUEST_L1COMP_STATIC_BPC;
-    return GPUEST_TECH_MODE_SIM | (is_static ? GPUEST_TECH_MODE_MODEL : 0u);
+    (void)p; /* every policy has a model transform (l1c_model.c): the adaptive ones by their rule */
+    return GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL;
 }
 
 static int l1c_active(const gpuest_config_t *cfg) { return cfg->technique.l1_compression != GPUEST_L1COMP_NONE; }

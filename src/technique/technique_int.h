@@ -51,5 +51,10 @@ void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line);
 /* A read of `line`: 1 on a hit (*hit_compressed: the line is stored in fewer than 128 bytes); on
  * a miss the line is filled taking ceil(bytes / 32) sub-blocks, and 0 is returned. */
 int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int *hit_compressed);
+/* The effective capacity of SM sm's L1: valid lines x 128 B over its data bytes. */
+double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm);
+/* The 18 FANN features (gpuest_l1c_fann_feature_names) the model can supply at candidate
+ * v->current and EP position ep_in_period (l1c_model.c; the queue features are 0). */
+void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, double x[GPUEST_L1C_FANN_FEATURES]);
 
 #endif
