@@ -126,6 +126,16 @@ int cli_cmd_estimate(int argc, char **argv)
                        use->l1c_miss_scale[i], use->l1c_hit_extra[i]);
             printf("; the policy's rule takes %s\n", mode_names[use->l1c_mode_id[est.raw.l1c_choice & 3] & 3]);
         }
+        if (use && (use->llc_fwd_hold > 0 || use->llc_fwd_gone > 0))
+            printf("technique transform: LA-LLC, of L1 read misses %.4f have another last reader that holds the "
+                   "line and %.4f one that no longer does (x the L2 hit rate: forwarded)\n",
+                   use->llc_fwd_hold, use->llc_fwd_gone);
+        if (use && use->l1_merge_windows > 0)
+            printf("technique transform: WarpPool, merged line requests %.4f (1 queue) to %.4f (%d queues); the "
+                   "model's pool holds %.2f queues: %.4f merged; L1 hit +%.2f core cycles\n",
+                   use->l1_merge_share[0], use->l1_merge_share[use->l1_merge_windows - 1],
+                   o.cc.cfg.technique.warppool_queues, est.raw.pool_occupancy, est.raw.pool_merge_share,
+                   use->l1_hit_extra_latency);
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {

@@ -548,6 +548,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * longer hit; the token model's latency tolerance (eq. 4) then hides what it can of the hit. */
     if (t && t->l1c_rule != GPUEST_MODEL_L1C_STATIC) /* an adaptive policy: its rule over static candidates */
         return gpuest_model_l1c_solve(m, w, t, p, out, err);
+    if (t && t->l1_merge_windows > 0) /* a WarpPool: its occupancy, then its merging */
+        return gpuest_model_warppool_solve(m, w, t, p, out, err);
     gpuest_model_workload_t wl1;
     if (t && t->l1_miss_scale > 0) {
         wl1 = *w;
@@ -592,6 +594,11 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * a reply is still rep_mean flits long, so the serialization the shorter modelled packet
      * leaves out is added back to the reply network's delay. */
     double rep_keep = t ? 1.0 - clamp01(t->reply_packets_saved) : 1.0;
+    /* LA-LLC: L2 read hits forwarded to a last reader that holds the line (fwd: the MC injects no
+     * reply, the sharer's SM does) or no longer does (back: the read returns to its L2) */
+    double fwd = t ? clamp01(h2 * t->llc_fwd_hold) : 0.0, back = t ? clamp01(h2 * t->llc_fwd_gone) : 0.0;
+    double l2_keep = rep_keep + back; /* a forward is still an L2 access; a return is one more */
+    rep_keep *= 1.0 - fwd;
     int noc_rep = (int)lround(rep_mean * rep_keep * mem_keep);
     noc_rep = noc_rep < 1 ? 1 : noc_rep;
     GPUEST_TRY(ensure_noc(m, noc_rep, wf, err));
@@ -628,10 +635,12 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     dw[ST_SMINJ] = m->rep_flits * tf; /* a write carries its data */
     if (t && (rs > 0 || t->probe_msgs_per_read > 0)) /* remote data replies, probes and NACKs */
         dr[ST_SMINJ] += (rs * rnet * rep_mean + t->probe_msgs_per_read * m->req_flits) * tf;
+    dr[ST_SMINJ] += (fwd * rep_mean + back * m->req_flits) * tf; /* LA-LLC: the sharers' data, the returns */
+    probe_trips += fwd + 2.0 * back; /* LA-LLC: MC -> sharer (and sharer -> L2) on the request network */
     st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, 0.0, fork_p}; /* one L2 bank per sub-partition */
     /* PCU coalescing: one L2 access and one reply injection per group of reads (the SM ejection
      * port still receives every reply) */
-    dr[ST_L2] = m->l2c * rep_keep * mem_keep;
+    dr[ST_L2] = m->l2c * l2_keep * mem_keep;
     dw[ST_L2] = m->l2c;
     st[ST_ROP].demand = pm * c->l2.hit_latency * mem_keep;
     st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv,
@@ -651,6 +660,9 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     /* the LD/ST unit is modelled with the scoreboard (its blocking is a v2 measurement) */
     int ldst = w->insts_per_epoch > 0 && w->resident_warps > 0;
     double lines_per_read = ldst ? w->lines_per_epoch / (w->insts_per_epoch / ipr) : 0.0;
+    double lines_all = lines_per_read; /* before a WarpPool's merging */
+    if (t && t->l1_access_keep > 0) /* WarpPool: merged line requests make no L1 access */
+        lines_per_read *= t->l1_access_keep;
     double miss_now = w->block_miss_latency;
     if (ldst)
         st[ST_LDST] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, r * ldst_demand(w, lines_per_read, wpr, miss_now), S, 1,
@@ -782,5 +794,9 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         if (st[i].kind != GPUEST_ST_DELAY && a.util[i] > bu)
             bu = a.util[i];
     out->bottleneck_util = bu > out->link_util_max ? bu : out->link_util_max;
+    if (ldst) { /* each customer at the LD/ST unit holds its cycle's line requests (loads and stores) */
+        out->ldst_queue_lines = a.q[ST_LDST] * r * (lines_all + wpr);
+        out->ldst_line_rate = a.x / S * r * (lines_all + wpr);
+    }
     return GPUEST_OK;
 }

@@ -283,6 +283,7 @@ typedef struct {
  * decompressor latency at the SM (core cycles). */
 #define GPUEST_MODEL_MAX_FLITS 64
 struct gpuest_model_l1c_view_s; /* below: what an adaptive L1 rule sees */
+#define GPUEST_MODEL_MERGE_WINDOWS 11 /* pool sizes 1, 2, 4, ..., 1024 queues */
 typedef struct {
     double reply_flit_hist[GPUEST_MODEL_MAX_FLITS + 1];
     double compress_latency;   /* L2 cycles */
@@ -316,6 +317,22 @@ typedef struct {
     double l1c_miss_scale[4], l1c_hit_extra[4], l1c_avoided[4], l1c_paid[4];
     double l1c_capacity[4]; /* effective capacity (valid lines x 128 B / L1 size) in that mode */
     int (*l1c_choose)(const struct gpuest_model_l1c_view_s *v);
+    /* WarpPool (inter-warp merging in front of the L1; warppool_rule.c): l1_merge_share[i] = share
+     * of line requests merged into an open queue when the pool holds 2^i queues (i <
+     * l1_merge_windows; 0 windows: no pool). The model takes the pool's occupancy from its own
+     * LD/ST queue and sets l1_access_keep (0 = identity: every line request accesses the L1), the
+     * share of line requests that still make an L1 access (the LD/ST unit's per-request cycle).
+     * The pool's own latency rides on l1_hit_extra_latency. */
+    int l1_merge_windows;
+    double l1_merge_share[GPUEST_MODEL_MERGE_WINDOWS];
+    double l1_access_keep;
+    /* LA-LLC (the L2 forwards a read hit to the line's last reader): shares of L1 read misses whose
+     * last reader at the L2 is another SM that still holds the line (answers it) and that no longer
+     * does (the read returns to its L2). The model takes the forwarded shares as these x its L2 hit
+     * rate: a forward skips the MC's reply injection (the sharer's SM injects the data), and costs
+     * one more request-network traversal (two and one more L2 access when it returns). */
+    double llc_fwd_hold;
+    double llc_fwd_gone;
 } gpuest_model_transform_t;
 
 /* Decision rules of the adaptive compressed L1 (l1c_rule.c). */
@@ -375,7 +392,16 @@ typedef struct {
     int promoted_links;     /* hot links promoted to explicit stations */
     int outer_iterations;
     int l1c_choice;         /* adaptive compressed L1: the candidate its rule took (0: plain L1) */
+    /* Scoreboard model: line requests waiting at or in one SM's LD/ST unit, and line requests per
+     * core cycle per SM (0 without the LD/ST station); WarpPool: the pool's modelled occupancy
+     * (queues) and the merged share taken at it. */
+    double ldst_queue_lines, ldst_line_rate;
+    double pool_occupancy, pool_merge_share;
 } gpuest_gpu_estimate_t;
+
+/* WarpPool: the merged share at a pool of `queues` queues, log-linear between the measured sizes
+ * 1, 2, 4, ... (warppool_rule.c; exposed for the tests). */
+double gpuest_model_merge_share_at(const gpuest_model_transform_t *t, double queues);
 
 /* The candidate the adaptive compressed L1's rule (t->l1c_rule) picks, given each candidate's
  * estimate est[i] and the workload's measured L1 hit rate and latency tolerance factors

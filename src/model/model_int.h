@@ -57,6 +57,11 @@ static inline int noc_next(const gpuest_model_noc_t *m, int r, int o, int *in_po
 gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err);
+/* warppool_rule.c: the solve with a WarpPool (t->l1_merge_windows > 0): occupancy from the
+ * pool-less solve, then the solve with the merged share at that occupancy. */
+gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                       const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
+                                       gpuest_gpu_estimate_t *out, gpuest_error_t *err);
 /* gpu_model.c: the machine's L1 hit latency (core cycles). */
 double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m);
 

@@ -18,8 +18,7 @@
  *  - the model's MC reply-injection port and the L2 read service take the saving; the SM ejection
  *    port does not (every SM of a group still receives its reply), nor the reply network's link
  *    loads beyond the injection port (the multicast tree's shared first hops are not modelled).
- * WarpPool (warppool, pcu+warppool) changes the order and merging of requests inside the SM, which
- * the model takes from the calibration's measured L1 behaviour: refused. */
+ * WarpPool (warppool, pcu+warppool): warppool_model.c. */
 #include <string.h>
 
 #include "technique_int.h"
@@ -43,6 +42,8 @@ static int mc_ports(const gpuest_config_t *cfg)
     return cfg->mc.num_mcs * (cfg->mc.sub_partitions > 1 ? cfg->mc.sub_partitions : 1);
 }
 
+int tech_coal_window(const gpuest_config_t *cfg) { return mc_ports(cfg) * cfg->technique.pcu_rgrs; }
+
 /* The functional walk the model transforms share: this machine's SM count, residency limits
  * and L1 geometry (whole sets, at least one). */
 void tech_walk_opts(const gpuest_config_t *cfg, gpuest_charact_opts_t *o)
@@ -63,7 +64,7 @@ gpuest_err tech_coal_locality(const gpuest_config_t *cfg, gpuest_workload_t *wl,
 {
     gpuest_charact_opts_t o;
     tech_walk_opts(cfg, &o);
-    o.share_window = mc_ports(cfg) * cfg->technique.pcu_rgrs;
+    o.share_window = tech_coal_window(cfg);
     locality_t l = {0, 0};
     GPUEST_TRY(gpuest_workload_characterize(wl, &o, on_launch, NULL, &l, NULL, err));
     if (l.reads == 0)
@@ -77,14 +78,9 @@ gpuest_err tech_coal_locality(const gpuest_config_t *cfg, gpuest_workload_t *wl,
 gpuest_err tech_coal_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err)
 {
     const gpuest_config_t *cfg = env->cfg;
-    char at[256];
     gpuest_model_transform_identity(out);
-    if (cfg->technique.coalescing != GPUEST_COALESCE_PCU)
-        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                           "%s: the estimator models technique.coalescing = pcu only; the WarpPool (warppool, "
-                           "pcu+warppool) changes the SM's request order and L1 merging, which the model takes "
-                           "from the calibration: use 'gpuest run' (the simulator) for it",
-                           gpuest_config_key_origin(cfg, "technique", "coalescing", at, sizeof at));
+    if (cfg->technique.coalescing != GPUEST_COALESCE_PCU) /* warppool, pcu+warppool */
+        return tech_wp_transform(env, out, err);
     if (!env->launches)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
                            "technique.coalescing = pcu: the estimate needs the workload's launches to measure the "

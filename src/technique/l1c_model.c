@@ -98,6 +98,8 @@ static l1cm_way_t *lookup(tech_l1cm_cache_t *c, l1cm_way_t *s, uint64_t line)
     return NULL;
 }
 
+int tech_l1cm_holds(tech_l1cm_cache_t *c, int sm, uint64_t line) { return lookup(c, set_of(c, sm, line), line) != NULL; }
+
 void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line)
 {
     l1cm_way_t *w = lookup(c, set_of(c, sm, line), line);

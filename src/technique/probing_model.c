@@ -23,8 +23,11 @@
  * two-level probing, deflections, timeouts and the SM-to-SM links in the open NoC model are left
  * out. RP and CCN (the PC predictor's training needs the timed reply stream) and LA-LLC (the L2's
  * last-reader forwarding) are refused. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "probing_int.h"
 #include "technique_int.h"
 
 typedef struct {
@@ -67,6 +70,65 @@ static double chain_visits(int others, int L, int k)
     return visits;
 }
 
+/* IP's and RP's searches: a miss with k >= 1 sharers is taken (probed) with probability
+ * take_shared, one with none with take_none; C cores in S chains of L = ceil(C / S) each. */
+static void map_search(int others, int C, int S, double rate, double take_shared, double take_none, uint64_t misses,
+                       const uint64_t *holders, gpuest_model_transform_t *out)
+{
+    double m = (double)misses;
+    S = S < C ? S : C;
+    double q = S >= 2 ? 1.0 : rate; /* probability a taken miss sends probes (S with P, else S - 1 = 0) */
+    int L = (C + S - 1) / S;        /* cores per probe chain */
+    double found = 0.0, msgs = 0.0, trips = 0.0;
+    for (int k = 1; k <= GPUEST_CHARACT_MAX_HOLDERS; k++) {
+        double n = (double)holders[k] * q * take_shared, f = tech_probe_find_prob(others, C, k);
+        double v = chain_visits(others, L, k), none = tech_probe_find_prob(others, L, k);
+        found += n * f;
+        msgs += n * S * (v + (1.0 - none));             /* visits, and a NACK from each empty chain */
+        trips += n * (f * (v - 1.0) + (1.0 - f) * (L + 1)); /* found: the chain's visits for the L2's one */
+    }
+    double fp = (double)holders[0] * q * take_none; /* misses no L1 can answer, probed all the same */
+    msgs += fp * S * (L + 1);
+    trips += fp * (L + 1);
+    out->remote_read_share = found / m;
+    out->remote_net_share = 1.0;
+    out->probe_msgs_per_read = msgs / m;
+    out->probe_extra_trips = trips / m;
+}
+
+/* P(X >= thr) for X ~ Binomial(n, g). */
+static double binom_tail(int n, double g, int thr)
+{
+    double p = 0.0, term = pow(1.0 - g, n); /* P(X = 0) */
+    for (int x = 0; x <= n; x++) {
+        if (x >= thr)
+            p += term;
+        if (x < n)
+            term = g < 1.0 ? term * (double)(n - x) / (double)(x + 1) * g / (1.0 - g) : (x + 1 == n ? 1.0 : 0.0);
+    }
+    return p > 1.0 ? 1.0 : p;
+}
+
+double tech_probe_pred_rate(double g)
+{
+    /* windows pass (replies >= threshold: one state down, towards probing every miss) or fail (one
+     * up); the states form a birth-death chain over windows, pi[s+1] / pi[s] = fail(s) / pass(s+1) */
+    double pass[PROBE_PRED_STATES], pi[PROBE_PRED_STATES];
+    for (int st = 0; st < PROBE_PRED_STATES; st++)
+        pass[st] = binom_tail(probe_pred_shared(st), g, probe_pred_threshold(st));
+    pi[0] = 1.0;
+    for (int st = 0; st + 1 < PROBE_PRED_STATES; st++) {
+        double up = 1.0 - pass[st], down = pass[st + 1];
+        pi[st + 1] = down > 1e-300 ? pi[st] * up / down : (up > 0 ? 1e300 : 0.0);
+    }
+    double shared = 0.0, misses = 0.0; /* a window of state s: window(s) misses, shared(s) of them probed */
+    for (int st = 0; st < PROBE_PRED_STATES; st++) {
+        shared += pi[st] * probe_pred_shared(st);
+        misses += pi[st] * probe_pred_window(st);
+    }
+    return misses > 0 ? shared / misses : 0.0;
+}
+
 void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *holders,
                     gpuest_model_transform_t *out)
 {
@@ -83,43 +145,149 @@ void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t 
         return;
     }
     int others = cfg->core.num_sms - 1, C = t->probe_cores < others ? t->probe_cores : others;
-    int S = t->probe_count < C ? t->probe_count : C;
-    double q = S >= 2 ? 1.0 : t->probe_rate; /* probability a taken miss sends probes */
-    int L = (C + S - 1) / S;                  /* cores per probe chain */
-    double found = 0.0, msgs = 0.0, trips = 0.0;
-    for (int k = 1; k <= GPUEST_CHARACT_MAX_HOLDERS; k++) {
-        double n = (double)holders[k] * q, f = tech_probe_find_prob(others, C, k);
-        double v = chain_visits(others, L, k), none = tech_probe_find_prob(others, L, k);
-        found += n * f;
-        msgs += n * S * (v + (1.0 - none));             /* visits, and a NACK from each empty chain */
-        trips += n * (f * (v - 1.0) + (1.0 - f) * (L + 1)); /* found: the chain's visits for the L2's one */
+    if (t->probing == GPUEST_PROBE_IP) {
+        map_search(others, C, t->probe_count, t->probe_rate, 1.0, 1.0 - t->probe_precision, misses, holders, out);
+        return;
     }
-    double fp = (double)holders[0] * q * (1.0 - t->probe_precision); /* false sharing calls */
-    msgs += fp * S * (L + 1);
-    trips += fp * (L + 1);
-    out->remote_read_share = found / m;
-    out->remote_net_share = 1.0;
-    out->probe_msgs_per_read = msgs / m;
-    out->probe_extra_trips = trips / m;
+    /* RP(C,S,P) and CCN = RP(N-1,1,1) (index selector: every other core, so a sharer is always
+     * found): the PC predictor probes a share rho of the misses whatever their sharers; it is
+     * trained by the remote hits of its probes, g per probed miss (the predictor's fixed point) */
+    int S = t->probe_count;
+    double rate = t->probe_rate;
+    if (t->probing == GPUEST_PROBE_CCN) {
+        C = others;
+        S = 1;
+        rate = 1.0;
+    }
+    double g = 0.0;
+    for (int k = 1; k <= GPUEST_CHARACT_MAX_HOLDERS; k++)
+        g += (double)holders[k] / m * tech_probe_find_prob(others, C, k);
+    g *= (S < C ? S : C) >= 2 ? 1.0 : rate;
+    double rho = tech_probe_pred_rate(g);
+    map_search(others, C, S, rate, rho, rho, misses, holders, out);
+}
+
+/* ------------------------------------------------------------------ LA-LLC */
+
+typedef struct {
+    uint64_t line;
+    int sm; /* -1: empty */
+} llc_last_t;
+
+struct tech_llc_walk_s {
+    tech_l1cm_cache_t *l1; /* per SM, the plain L1 (every line whole) */
+    llc_last_t *last;
+    size_t entries;
+    uint64_t misses, hold, gone;
+};
+
+gpuest_err tech_llc_walk_create(int sms, int sets, int assoc, size_t entries, tech_llc_walk_t **out,
+                                gpuest_error_t *err)
+{
+    *out = NULL;
+    tech_llc_walk_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return gpuest_fail(err, GPUEST_ENOMEM, "LA-LLC model: out of memory");
+    w->entries = entries > 0 ? entries : 1;
+    w->last = malloc(w->entries * sizeof *w->last);
+    gpuest_err rc = w->last ? tech_l1cm_create(sms, sets, assoc, &w->l1, err)
+                            : gpuest_fail(err, GPUEST_ENOMEM, "LA-LLC model: out of memory");
+    if (rc != GPUEST_OK) {
+        tech_llc_walk_destroy(w);
+        return rc;
+    }
+    for (size_t k = 0; k < w->entries; k++)
+        w->last[k] = (llc_last_t){0, -1};
+    *out = w;
+    return GPUEST_OK;
+}
+
+void tech_llc_walk_destroy(tech_llc_walk_t *w)
+{
+    if (!w)
+        return;
+    tech_l1cm_destroy(w->l1);
+    free(w->last);
+    free(w);
+}
+
+void tech_llc_walk_flush(tech_llc_walk_t *w) { tech_l1cm_flush(w->l1); }
+
+void tech_llc_walk_access(tech_llc_walk_t *w, int sm, uint64_t line, int is_load)
+{
+    int hc;
+    if (!is_load) { /* write-evict at the writer's L1 */
+        tech_l1cm_invalidate(w->l1, sm, line);
+        return;
+    }
+    if (tech_l1cm_access(w->l1, sm, line, GPUEST_LINE_BYTES, &hc))
+        return; /* an L1 hit never reaches the L2 */
+    w->misses++;
+    /* the simulator's last-reader table: direct mapped by (line ^ line >> 17), updated by every read */
+    llc_last_t *e = &w->last[(line ^ (line >> 17)) % w->entries];
+    int last = e->line == line ? e->sm : -1;
+    e->line = line;
+    e->sm = sm;
+    if (last < 0 || last == sm)
+        return;
+    if (tech_l1cm_holds(w->l1, last, line))
+        w->hold++;
+    else
+        w->gone++;
+}
+
+void tech_llc_walk_shares(const tech_llc_walk_t *w, double *hold, double *gone)
+{
+    *hold = w->misses ? (double)w->hold / (double)w->misses : 0.0;
+    *gone = w->misses ? (double)w->gone / (double)w->misses : 0.0;
+}
+
+static gpuest_err llc_on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
+                                gpuest_error_t *err)
+{
+    (void)img;
+    (void)err;
+    tech_llc_walk_access(ctx, sm, line, is_load);
+    return GPUEST_OK;
+}
+
+static gpuest_err llc_on_launch(void *ctx, const gpuest_charact_t *s, gpuest_error_t *err)
+{
+    (void)s;
+    (void)err;
+    tech_llc_walk_flush(ctx); /* the L1s start empty at each launch; the L2's table stays */
+    return GPUEST_OK;
+}
+
+static gpuest_err llc_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err)
+{
+    const gpuest_config_t *cfg = env->cfg;
+    gpuest_charact_opts_t o;
+    tech_walk_opts(cfg, &o);
+    int nmc = cfg->mc.num_mcs * (cfg->mc.sub_partitions > 0 ? cfg->mc.sub_partitions : 1); /* as tech_probing.c */
+    size_t entries = 2 * (size_t)nmc * (size_t)(cfg->l2.size_per_mc_bytes / GPUEST_LINE_BYTES + 1);
+    tech_llc_walk_t *w = NULL;
+    GPUEST_TRY(tech_llc_walk_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, entries, &w, err));
+    o.access_cb = llc_on_access;
+    o.access_ctx = w;
+    gpuest_err rc = gpuest_workload_characterize(env->launches, &o, llc_on_launch, NULL, w, NULL, err);
+    if (rc == GPUEST_OK)
+        tech_llc_walk_shares(w, &out->llc_fwd_hold, &out->llc_fwd_gone);
+    tech_llc_walk_destroy(w);
+    return rc;
 }
 
 gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out,
                                 gpuest_error_t *err)
 {
     const gpuest_config_t *cfg = env->cfg;
-    char at[256];
     gpuest_model_transform_identity(out);
-    int mode = cfg->technique.probing;
-    if (mode != GPUEST_PROBE_PP && mode != GPUEST_PROBE_DP && mode != GPUEST_PROBE_IP)
-        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                           "%s: the estimator models technique.probing = pp, dp and ip only; rp and ccn rest on "
-                           "the PC sharing predictor trained by the timed replies, la_llc on the L2's last-reader "
-                           "forwarding: use 'gpuest simulate' for them",
-                           gpuest_config_key_origin(cfg, "technique", "probing", at, sizeof at));
     if (!env->launches)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
                            "technique.probing: the estimate needs the workload's launches to measure the remote "
                            "hit rate (a generated workload or a trace)");
+    if (cfg->technique.probing == GPUEST_PROBE_LA_LLC)
+        return llc_transform(env, out, err);
     gpuest_charact_opts_t o;
     tech_walk_opts(cfg, &o);
     holders_t h;

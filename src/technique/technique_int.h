@@ -32,11 +32,35 @@ gpuest_err tech_coal_locality(const gpuest_config_t *cfg, gpuest_workload_t *wl,
 /* filtering_model.c: the model transform of technique.filtering (reply flits from sector masks). */
 gpuest_err tech_flt_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
 gpuest_err tech_coal_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+/* coalescing_model.c: the PCUs' locality window (MC ports x technique.pcu_rgrs read requests). */
+int tech_coal_window(const gpuest_config_t *cfg);
+/* warppool_model.c: the model transform of technique.coalescing = warppool and pcu+warppool, and
+ * the pool it walks (per SM: `queues` queues of up to `depth` loads of one line; exposed for the
+ * tests). tech_wpm_request: 1 when the request merged into an open queue of its line. */
+gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
+typedef struct tech_wpm_pool_s tech_wpm_pool_t;
+gpuest_err tech_wpm_create(int sms, int queues, int depth, tech_wpm_pool_t **out, gpuest_error_t *err);
+void tech_wpm_destroy(tech_wpm_pool_t *p);
+void tech_wpm_flush(tech_wpm_pool_t *p);
+int tech_wpm_request(tech_wpm_pool_t *p, int sm, uint64_t line, int is_load);
+double tech_wpm_merged_share(const tech_wpm_pool_t *p);
 /* probing_model.c: the model transform of technique.probing (pp, dp, ip); the probability that C
  * of `others` cores taken at random include one of k sharers; the mapping of the walk's misses by
  * sharer count (holders[0..GPUEST_CHARACT_MAX_HOLDERS]) onto the transform (for tests). */
 gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
 double tech_probe_find_prob(int others, int cores, int k);
+/* The share of L1 read misses the PC sharing predictor (probe_predictor.c) calls shared at its
+ * fixed point when a miss it probes brings a remote hit with probability g. */
+double tech_probe_pred_rate(double g);
+/* LA-LLC's walk: shares of L1 read misses whose last reader at the L2 (the simulator's
+ * direct-mapped table of `entries` lines) is another SM that holds the line / no longer does. */
+typedef struct tech_llc_walk_s tech_llc_walk_t;
+gpuest_err tech_llc_walk_create(int sms, int sets, int assoc, size_t entries, tech_llc_walk_t **out,
+                                gpuest_error_t *err);
+void tech_llc_walk_destroy(tech_llc_walk_t *w);
+void tech_llc_walk_access(tech_llc_walk_t *w, int sm, uint64_t line, int is_load);
+void tech_llc_walk_flush(tech_llc_walk_t *w);
+void tech_llc_walk_shares(const tech_llc_walk_t *w, double *hold, double *gone);
 void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *holders,
                     gpuest_model_transform_t *out);
 /* l1c_model.c: the model transform of technique.l1_compression's static policies, and the
@@ -51,6 +75,8 @@ void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line);
 /* A read of `line`: 1 on a hit (*hit_compressed: the line is stored in fewer than 128 bytes); on
  * a miss the line is filled taking ceil(bytes / 32) sub-blocks, and 0 is returned. */
 int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int *hit_compressed);
+/* 1 when SM sm's L1 holds line (its LRU order untouched). */
+int tech_l1cm_holds(tech_l1cm_cache_t *c, int sm, uint64_t line);
 /* The effective capacity of SM sm's L1: valid lines x 128 B over its data bytes. */
 double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm);
 /* The 18 FANN features (gpuest_l1c_fann_feature_names) the model can supply at candidate

@@ -1,0 +1,48 @@
+/* warppool_rule.c: WarpPool (inter-warp merging in front of the L1) in the closed model.
+ *
+ * The technique layer measures, without the simulator, the share of line requests that find an
+ * open queue of their line in a pool of 1, 2, 4, ... queues (src/technique/warppool_model.c). How
+ * many queues are bound at once depends on timing: a request waits in the pool for its L1 access,
+ * which is where it meets its partners. By Little's law the pool holds the line requests that wait
+ * in front of the L1 (in the pool-less machine: those queued at the LD/ST unit, which the closed
+ * network computes) plus those inside the pool's own latency (line request rate x latency). The
+ * model solves the machine with the pool's latency and no merging, takes that occupancy (at least
+ * one queue, at most technique.warppool_queues: the curve's last size), reads the merged share
+ * there, and solves again with the merged requests taking no LD/ST cycle. */
+#include <math.h>
+
+#include "model_int.h"
+
+double gpuest_model_merge_share_at(const gpuest_model_transform_t *t, double queues)
+{
+    int n = t->l1_merge_windows;
+    if (n <= 0)
+        return 0.0;
+    if (n > GPUEST_MODEL_MERGE_WINDOWS)
+        n = GPUEST_MODEL_MERGE_WINDOWS;
+    double x = queues > 1.0 ? log2(queues) : 0.0;
+    if (x >= n - 1)
+        return t->l1_merge_share[n - 1];
+    int i = (int)floor(x);
+    double f = x - i;
+    return t->l1_merge_share[i] + f * (t->l1_merge_share[i + 1] - t->l1_merge_share[i]);
+}
+
+gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                       const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
+                                       gpuest_gpu_estimate_t *out, gpuest_error_t *err)
+{
+    gpuest_model_transform_t t0 = *t;
+    t0.l1_merge_windows = 0;
+    t0.l1_access_keep = 0.0;
+    gpuest_gpu_estimate_t first;
+    GPUEST_TRY(gpuest_gpu_model_solve(m, w, &t0, p, &first, err));
+    double lat = t->l1_hit_extra_latency > 0 ? t->l1_hit_extra_latency : 0.0;
+    double occ = first.ldst_queue_lines + first.ldst_line_rate * lat;
+    double share = gpuest_model_merge_share_at(t, occ);
+    t0.l1_access_keep = 1.0 - share > 1e-9 ? 1.0 - share : 1e-9;
+    GPUEST_TRY(gpuest_gpu_model_solve(m, w, &t0, p, out, err));
+    out->pool_occupancy = occ;
+    out->pool_merge_share = share;
+    return GPUEST_OK;
+}
