@@ -637,6 +637,9 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         dr[ST_SMINJ] += (rs * rnet * rep_mean + t->probe_msgs_per_read * m->req_flits) * tf;
     dr[ST_SMINJ] += (fwd * rep_mean + back * m->req_flits) * tf; /* LA-LLC: the sharers' data, the returns */
     probe_trips += fwd + 2.0 * back; /* LA-LLC: MC -> sharer (and sharer -> L2) on the request network */
+    /* a read a remote L1 answers (probing over the network, LA-LLC) waits for that L1's lookup (the
+     * simulator's probe handler sends the data one L1 hit latency after taking the probe) */
+    double remote_l1 = (rs * rnet + fwd) * c->l1.hit_latency;
     st[ST_L2] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, 0.0, fork_p}; /* one L2 bank per sub-partition */
     /* PCU coalescing: one L2 access and one reply injection per group of reads (the SM ejection
      * port still receives every reply) */
@@ -698,7 +701,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             double uw = x * r * wpr * dw[i] / reps;
             st[i].demand = inflate(r * dr[i], uw);
         }
-        st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips);
+        st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips) + pm * remote_l1;
         st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf) * net_keep;
         GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, it > 1 ? &a : NULL, &a, err));
         x = a.x;
@@ -745,7 +748,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         if (dchange < 1e-6 && xchange < 1e-7)
             break;
     }
-    st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips);
+    st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips) + pm * remote_l1;
     st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf) * net_keep;
     GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, &a, &a, err));
     out->outer_iterations = it > 100 ? 100 : it;
