@@ -560,11 +560,14 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     /* What a hit costs a warp in the closed network. The scoreboard model hides the base hit
      * latency behind the other warps' issue, as calibrated; of the latency a technique adds, only
      * what exceeds the SM's latency tolerance (LATTE-CC eq. 4, measured with the workload) is
-     * charged (AMAT_GPU, eq. 2). The token model applies its own eq. 4 to the whole hit. */
-    double hit_charge = hit_lat;
-    if (t && w->insts_per_epoch > 0 && w->resident_warps > 0)
-        hit_charge = c->l1.hit_latency +
-                     gpuest_model_exposed_extra(t->l1_hit_extra_latency, w->avail_warps * w->cycles_per_schedule);
+     * charged (AMAT_GPU, eq. 2), once per epoch that ends on L1 hits (below). The token model
+     * applies its own eq. 4 to the whole hit. */
+    double hit_charge = hit_lat, extra_exposed = 0.0;
+    int profile = w->insts_per_epoch > 0 && w->resident_warps > 0;
+    if (t && profile) {
+        hit_charge = c->l1.hit_latency;
+        extra_exposed = gpuest_model_exposed_extra(t->l1_hit_extra_latency, w->avail_warps * w->cycles_per_schedule);
+    }
     if (!(w->insts_per_request > 0) || !isfinite(w->insts_per_request))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: instructions per request must be > 0 (got %g)",
                            w->insts_per_request);
@@ -616,6 +619,15 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double ipr = w->insts_per_request * (1 + wpr);          /* warp instructions per read */
     customer_t k;
     customer_of(c, w, p, ipr, wpr, hit_charge, &k);
+    if (extra_exposed > 0) {
+        /* The added latency lengthens the wait of an epoch whose line requests all hit (a warp
+         * waits once per epoch, the profile's unit): h1^lines per epoch, and alpha epochs per
+         * customer cycle when alpha < 1 (a cycle is then a fraction of an epoch; for alpha >= 1 the
+         * model waits once per cycle, on hits with probability 1 - pm). */
+        double h1 = clamp01(w->l1_hit_rate);
+        double waits = p->alpha < 1.0 ? p->alpha * pow(h1, w->lines_per_epoch) : 1.0 - k.pm;
+        k.hit += waits * extra_exposed;
+    }
     double r = k.reads, rm = k.rm, pm = k.pm;
     /* a batch of rm reads spreads over the shared stations' replicas and is served in parallel */
     double fork_p = rm < P ? rm : P, fork_m = rm < M ? rm : M;
