@@ -112,14 +112,22 @@ static double binom_tail(int n, double g, int thr)
 double tech_probe_pred_rate(double g)
 {
     /* windows pass (replies >= threshold: one state down, towards probing every miss) or fail (one
-     * up); the states form a birth-death chain over windows, pi[s+1] / pi[s] = fail(s) / pass(s+1) */
-    double pass[PROBE_PRED_STATES], pi[PROBE_PRED_STATES];
-    for (int st = 0; st < PROBE_PRED_STATES; st++)
+     * up): a Markov chain over windows, whose stationary law is found by iterating its lazy form
+     * (same law, aperiodic; a pass or a fail always moves, so it mixes in a few dozen steps) */
+    double pass[PROBE_PRED_STATES], pi[PROBE_PRED_STATES], nx[PROBE_PRED_STATES];
+    for (int st = 0; st < PROBE_PRED_STATES; st++) {
         pass[st] = binom_tail(probe_pred_shared(st), g, probe_pred_threshold(st));
-    pi[0] = 1.0;
-    for (int st = 0; st + 1 < PROBE_PRED_STATES; st++) {
-        double up = 1.0 - pass[st], down = pass[st + 1];
-        pi[st + 1] = down > 1e-300 ? pi[st] * up / down : (up > 0 ? 1e300 : 0.0);
+        pi[st] = 1.0 / PROBE_PRED_STATES;
+    }
+    for (int it = 0; it < 4000; it++) {
+        for (int st = 0; st < PROBE_PRED_STATES; st++)
+            nx[st] = 0.5 * pi[st];
+        for (int st = 0; st < PROBE_PRED_STATES; st++) {
+            int down = st > 0 ? st - 1 : 0, up = st + 1 < PROBE_PRED_STATES ? st + 1 : st;
+            nx[down] += 0.5 * pi[st] * pass[st];
+            nx[up] += 0.5 * pi[st] * (1.0 - pass[st]);
+        }
+        memcpy(pi, nx, sizeof pi);
     }
     double shared = 0.0, misses = 0.0; /* a window of state s: window(s) misses, shared(s) of them probed */
     for (int st = 0; st < PROBE_PRED_STATES; st++) {

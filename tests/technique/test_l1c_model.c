@@ -131,17 +131,73 @@ static void test_transform_by_hand(void **state)
     assert_true(t.l1_hit_extra_latency == 0.0);
 }
 
-/* The adaptive policies are refused naming the key; so is a run without launches. */
+/* The adaptive policies on the same trace: three candidates, the plain L1 (x 1, +0), BDI (x 0.5,
+ * +2) and the high-capacity mode: SC (raw before its book: x 1, +0) for latte_cc, BPC (a zero line
+ * is a few bytes: x 0.5, +11) for latte_cc_bdi_bpc; each policy's rule. Adaptive-CMP's events for
+ * BDI: the 5 second-pass reads hit the compressed L1 and miss the plain one (avoided 5/10), none
+ * hits both (paid 0). fann carries the network's rule. Fails when a candidate's walk is lost (the
+ * walk consumes the launches: both modes must ride one walk), the modes are mixed up, or a policy
+ * gets another's rule. */
+static void test_adaptive_candidates(void **state)
+{
+    (void)state;
+    gpuest_model_transform_t t;
+    gpuest_error_t e = {0};
+    if (transform("latte_cc", &t, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_AMAT_GPU);
+    assert_int_equal(t.l1c_modes, 3);
+    assert_true(t.l1c_miss_scale[0] == 1.0 && t.l1c_hit_extra[0] == 0.0);
+    assert_true(t.l1c_miss_scale[1] == 0.5 && t.l1c_hit_extra[1] == 2.0);
+    assert_true(t.l1c_miss_scale[2] == 1.0 && t.l1c_hit_extra[2] == 0.0);
+    assert_true(t.l1c_avoided[1] == 0.5 && t.l1c_paid[1] == 0.0);
+    assert_true(t.l1_miss_scale == 0.0); /* the static fields stay the identity */
+    assert_int_equal(transform("latte_cc_bdi_bpc", &t, &e), GPUEST_OK);
+    assert_int_equal(t.l1c_mode_id[2], GPUEST_L1C_BPC);
+    assert_true(t.l1c_miss_scale[2] == 0.5 && t.l1c_hit_extra[2] == 11.0);
+    assert_int_equal(transform("adaptive_hit_count", &t, &e), GPUEST_OK);
+    assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_FEWEST_MISSES);
+    assert_int_equal(transform("adaptive_cmp", &t, &e), GPUEST_OK);
+    assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_CMP);
+    assert_int_equal(transform("fann", &t, &e), GPUEST_OK);
+    assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_EXTERNAL);
+    assert_non_null(t.l1c_choose);
+}
+
+/* The FANN features the model supplies, at candidate 1 (BDI) and EP position 3. */
+static void test_fann_features(void **state)
+{
+    (void)state;
+    gpuest_model_l1c_view_t v;
+    memset(&v, 0, sizeof v);
+    v.avail_warps = 2.0;
+    v.cycles_per_schedule = 1.5;
+    v.latency_tolerance = 3.0;
+    v.miss_latency = 250.0;
+    v.miss_rate = 0.4;
+    v.modes = 3;
+    v.current = 1;
+    v.mode_id[1] = GPUEST_L1C_BDI;
+    v.mode_id[2] = GPUEST_L1C_SC;
+    v.hit_ratio[0] = 0.5;
+    v.hit_ratio[1] = 0.6;
+    v.hit_ratio[2] = 0.7;
+    v.hit_extra[1] = 1.5;
+    v.capacity[1] = 1.8;
+    double x[GPUEST_L1C_FANN_FEATURES];
+    tech_l1c_fann_features(&v, 3, x);
+    const double want[GPUEST_L1C_FANN_FEATURES] = {2.0, 1.5, 3.0, 0.5, 0.6, 0.7, 2.0, 14.0, 0.4,
+                                                   0.0, 250.0, 0.0, 1.8, 3.0, 0.0, 1.0, 0.0, 1.5};
+    for (int i = 0; i < GPUEST_L1C_FANN_FEATURES; i++)
+        if (x[i] != want[i])
+            fail_msg("feature %d (%s): %g, expected %g", i, gpuest_l1c_fann_feature_names[i], x[i], want[i]);
+}
+
+/* A run without launches is refused. */
 static void test_refusals(void **state)
 {
     (void)state;
     gpuest_model_transform_t t;
-    const char *adaptive[] = {"latte_cc", "latte_cc_bdi_bpc", "adaptive_hit_count", "adaptive_cmp", "fann"};
-    for (size_t i = 0; i < sizeof adaptive / sizeof *adaptive; i++) {
-        gpuest_error_t e = {0};
-        assert_int_equal(transform(adaptive[i], &t, &e), GPUEST_EUNSUPPORTED);
-        assert_non_null(strstr(e.msg, "technique.l1_compression"));
-    }
     gpuest_config_t c;
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&c, "fermi", &e), GPUEST_OK);
@@ -154,6 +210,7 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_fit_by_hand), cmocka_unit_test(test_store_evicts),
-                                       cmocka_unit_test(test_transform_by_hand), cmocka_unit_test(test_refusals)};
+                                       cmocka_unit_test(test_transform_by_hand), cmocka_unit_test(test_refusals),
+                                       cmocka_unit_test(test_adaptive_candidates), cmocka_unit_test(test_fann_features)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,12 +37,25 @@ static void test_static_bdi_spends_every_ep_in_bdi(void **state)
     assert_true(stat("fills_compressed") > 0.0);
 }
 
-static void test_estimate_refuses_it(void **state)
+/* Every policy has an estimate (the adaptive ones were refused before): the adaptive ones print
+ * their candidates and the one their rule takes. kernel_opt is no value of the key. */
+static void test_estimate_takes_every_policy(void **state)
 {
     (void)state;
-    assert_int_equal(run_gpuest("estimate --preset latte15 --workload ss --scale tiny "
-                                "--set technique.l1_compression=latte_cc", out, sizeof out), 2);
-    assert_non_null(strstr(out, "technique.l1_compression"));
+    static const char *const policies[] = {"latte_cc", "latte_cc_bdi_bpc", "adaptive_hit_count", "adaptive_cmp",
+                                           "fann"};
+    for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "estimate --preset fermi --workload backprop --scale small "
+                                  "--set technique.l1_compression=%s", policies[i]);
+        if (run_gpuest(cmd, out, sizeof out) != 0)
+            fail_msg("%s: %s", policies[i], out);
+        assert_non_null(strstr(out, "adaptive compressed L1, candidates none"));
+        assert_non_null(strstr(out, "the policy's rule takes"));
+    }
+    assert_int_equal(run_gpuest("estimate --preset fermi --workload backprop --scale small "
+                                "--set technique.l1_compression=static_sc", out, sizeof out), 0);
+    assert_non_null(strstr(out, "(compressed L1)"));
     assert_int_equal(run_gpuest(RUN " --set technique.l1_compression=kernel_opt", out, sizeof out), 2);
 }
 
@@ -112,7 +125,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_bdi_spends_every_ep_in_bdi),
-        cmocka_unit_test(test_estimate_refuses_it),
+        cmocka_unit_test(test_estimate_takes_every_policy),
         cmocka_unit_test(test_fann_policy_and_oracle_options),
         cmocka_unit_test(test_fann_train_prefers_cost_targets),
     };

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "technique/technique.h"
+#include "technique/technique_int.h"
 
 #define TMP GPUEST_BINARY_DIR "/tech_model_tmp"
 
@@ -88,21 +89,65 @@ static void test_pcu_locality_by_hand(void **state)
     assert_float_equal(s, 0.0, 0.0);
 }
 
-/* WarpPool has no model: refused with exit code 2, naming the key and the simulator. */
-static void test_warppool_refused(void **state)
+/* The WarpPool walked by hand, one SM, 2 queues of depth 2: load A binds q0; load A merges (q0
+ * full, closed); load A binds q1; load B finds no free queue: the oldest (q0) makes its access and
+ * B binds it; load A merges into q1 (full); store B closes B's open queue and binds a queue of its
+ * own (q1, the oldest, goes); load B cannot join a closed queue: binds. 2 merged of 7. Fails when
+ * a full queue takes more, stores merge or do not close their line's queue, or the youngest queue
+ * is drained instead of the oldest (load A at step 5 would then find no open A queue). */
+static void test_warppool_pool_by_hand(void **state)
+{
+    (void)state;
+    tech_wpm_pool_t *p = NULL;
+    gpuest_error_t e = {0};
+    assert_int_equal(tech_wpm_create(1, 2, 2, &p, &e), GPUEST_OK);
+    const uint64_t A = 0x1000, B = 0x2000;
+    const uint64_t line[] = {A, A, A, B, A, B, B};
+    const int load[] = {1, 1, 1, 1, 1, 0, 1}, merged[] = {0, 1, 0, 0, 1, 0, 0};
+    for (int i = 0; i < 7; i++)
+        if (tech_wpm_request(p, 0, line[i], load[i]) != merged[i])
+            fail_msg("request %d (%s %s): merged %d expected", i, load[i] ? "load" : "store", line[i] == A ? "A" : "B",
+                     merged[i]);
+    assert_float_equal(tech_wpm_merged_share(p), 2.0 / 7.0, 1e-15);
+    tech_wpm_destroy(p);
+}
+
+static gpuest_err wp_transform(const char *value, const unsigned *lines, int n, gpuest_model_transform_t *t,
+                               gpuest_error_t *e)
+{
+    gpuest_config_t c;
+    preset(&c, "mesh56");
+    set(&c, "noc.buffer_flits=9");
+    char kv[64];
+    snprintf(kv, sizeof kv, "technique.coalescing=%s", value);
+    set(&c, kv);
+    gpuest_workload_t *wl = trace(lines, n);
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+    gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
+    gpuest_workload_destroy(wl);
+    return rc;
+}
+
+/* The WarpPool transform: two SMs read the same line, one warp each: pools are per SM, so nothing
+ * merges at any of the sizes 1, 2, 4, ..., 32 (6 sizes), every access spends the pool's 2 cycles;
+ * with pcu+warppool the same walk gives the PCUs' 1/2. Fails when the pools are shared between
+ * SMs, the sizes are miscounted, the latency is dropped or the PCU locality is lost. */
+static void test_warppool_transform(void **state)
 {
     (void)state;
     gpuest_error_t e = {0};
-    gpuest_err rc;
+    gpuest_model_transform_t t;
     const unsigned same[] = {0x10000, 0x10000};
-    const char *values[] = {"warppool", "pcu+warppool"};
-    for (int i = 0; i < 2; i++) {
-        saved(values[i], same, 2, &rc, &e);
-        assert_int_equal(rc, GPUEST_EUNSUPPORTED);
-        assert_int_equal(gpuest_exit_code(rc), 2);
-        assert_non_null(strstr(e.msg, "technique.coalescing"));
-        assert_non_null(strstr(e.msg, "WarpPool"));
-    }
+    if (wp_transform("warppool", same, 2, &t, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    assert_int_equal(t.l1_merge_windows, 6);
+    for (int i = 0; i < 6; i++)
+        assert_true(t.l1_merge_share[i] == 0.0);
+    assert_true(t.l1_hit_extra_latency == 2.0);
+    assert_true(t.reply_packets_saved == 0.0);
+    assert_int_equal(wp_transform("pcu+warppool", same, 2, &t, &e), GPUEST_OK);
+    assert_true(t.reply_packets_saved == 0.5);
+    assert_int_equal(t.l1_merge_windows, 6);
 }
 
 /* Without the workload's launches there is nothing to measure the locality on: refused. */
@@ -159,7 +204,8 @@ static void test_filtering_reply_sizes_by_hand(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pcu_locality_by_hand), cmocka_unit_test(test_warppool_refused),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pcu_locality_by_hand), cmocka_unit_test(test_warppool_pool_by_hand),
+                                       cmocka_unit_test(test_warppool_transform),
                                        cmocka_unit_test(test_pcu_needs_launches),
                                        cmocka_unit_test(test_filtering_reply_sizes_by_hand)};
     return cmocka_run_group_tests(tests, NULL, NULL);

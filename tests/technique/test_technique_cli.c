@@ -107,13 +107,25 @@ static void test_estimate_applies_the_compression_transform(void **state)
     /* fermi's crossbar takes PCU multicasts: the estimate prints the measured saving */
     assert_int_equal(run_gpuest(EST " --set technique.coalescing=pcu", out, sizeof out), 0);
     assert_non_null(strstr(out, "saved by coalescing"));
-    assert_int_equal(run_gpuest(EST " --set technique.coalescing=warppool", out, sizeof out), 2);
-    assert_non_null(strstr(out, "technique.coalescing"));
-    /* remote-L1 probing: pp is estimated (the measured remote share is printed), rp refused */
+    /* the WarpPool (refused before its transform existed) prints its merged shares and occupancy */
+    assert_int_equal(run_gpuest(EST " --set technique.coalescing=warppool", out, sizeof out), 0);
+    assert_non_null(strstr(out, "technique transform: WarpPool, merged line requests"));
+    assert_int_equal(run_gpuest(EST " --set technique.coalescing=pcu+warppool", out, sizeof out), 0);
+    assert_non_null(strstr(out, "saved by coalescing"));
+    assert_non_null(strstr(out, "WarpPool"));
+    /* remote-L1 probing: every scenario is estimated (rp, ccn and la_llc were refused before) */
     assert_int_equal(run_gpuest(EST " --set technique.probing=pp", out, sizeof out), 0);
     assert_non_null(strstr(out, "served by a remote L1"));
-    assert_int_equal(run_gpuest(EST " --set technique.probing=rp --set technique.probe_cores=14", out, sizeof out), 2);
-    assert_non_null(strstr(out, "technique.probing"));
+    assert_int_equal(run_gpuest(EST " --set technique.probing=rp --set technique.probe_cores=14", out, sizeof out), 0);
+    assert_non_null(strstr(out, "served by a remote L1"));
+    assert_int_equal(run_gpuest(EST " --set technique.probing=ccn", out, sizeof out), 0);
+    assert_non_null(strstr(out, "served by a remote L1"));
+    assert_int_equal(run_gpuest(EST " --set technique.probing=la_llc", out, sizeof out), 0);
+    assert_non_null(strstr(out, "technique transform: LA-LLC"));
+    /* a combination the simulator refuses stays refused (a PCU multicast reply is not compressed) */
+    assert_int_equal(run_gpuest(EST " --set technique.coalescing=pcu --set technique.compression=bdi", out, sizeof out),
+                     2);
+    assert_non_null(strstr(out, "technique.coalescing"));
 }
 
 /* Coalescing as a user meets it: gaussian's rows are read by every SM, so on mesh56 the PCUs must
