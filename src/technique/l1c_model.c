@@ -14,17 +14,16 @@
  *
  * Mapping: the model's L1 read miss rate is multiplied by miss(mode) / miss(plain) (fewer requests
  * to the network and the L2), and an L1 hit costs the mode's decompression latency (BDI 2, SC 14,
- * BPC 11 core cycles) times the share of hits on compressed lines more. The v2 model (warp
- * profile) has no latency-tolerance term (the closed network hides latency behind the other
- * warps' issue), so the latency is added as is; the token model (no profile) hides it by its
- * LATTE-CC eq. 4 tolerance as it does the base hit latency.
+ * BPC 11 core cycles) times the share of hits on compressed lines more, charged by the model only
+ * beyond the SM's latency tolerance (LATTE-CC eq. 2 and 4, src/model/gpu_model.c).
  * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk; the decompressor
  * queue's wait (eq. 3) is left out (its nominal latency only); SC builds one code book per SM from
  * the lines filled in its first EP (256 L1 accesses) and keeps it (the simulator rebuilds it every
  * period); before that book an SC line is stored raw, as in the simulator.
- * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann) are
- * refused: their choice follows per-SM, per-EP latency tolerance and miss latency measured inside
- * the simulator, which one launch-level choice would misstate. */
+ * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann): the
+ * plain L1 and the policy's two compressed modes are walked together (one walk: it consumes the
+ * launches) and the model applies the policy's rule to its per-candidate estimates
+ * (src/model/l1c_rule.c); fann runs the shipped network on the features the model can supply. */
 #include <stdlib.h>
 #include <string.h>
 

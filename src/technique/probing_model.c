@@ -21,8 +21,13 @@
  * flight to another SM counts as absent); the supplier selector (probe_selector = supplier) is
  * taken as a random choice (a lower bound of its hit rate when C < N - 1; exact when C = N - 1);
  * two-level probing, deflections, timeouts and the SM-to-SM links in the open NoC model are left
- * out. RP and CCN (the PC predictor's training needs the timed reply stream) and LA-LLC (the L2's
- * last-reader forwarding) are refused. */
+ * out.
+ *  rp  RP(C,S,P) and ccn (RP(N-1,1,1), index selector): as ip, but the PC sharing predictor takes a
+ *      share rho of all misses, shared or not; rho is the predictor's fixed point (one predictor
+ *      over all PCs) for the remote-hit probability g of a probed miss (tech_probe_pred_rate);
+ *  la_llc  the walk mirrors the simulator's last-reader table at the L2 and counts the misses whose
+ *      last reader is another SM still holding the line / not any more; the model takes them x its
+ *      L2 hit rate (only hits are forwarded). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
