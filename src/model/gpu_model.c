@@ -544,12 +544,12 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
 {
     memset(out, 0, sizeof *out);
     const gpuest_config_t *c = &m->cfg;
-    /* Compressed L1 (t->l1_miss_scale, t->l1_hit_extra_latency): a lower read miss rate and a
-     * longer hit; the token model's latency tolerance (eq. 4) then hides what it can of the hit. */
     if (t && t->l1c_rule != GPUEST_MODEL_L1C_STATIC) /* an adaptive policy: its rule over static candidates */
         return gpuest_model_l1c_solve(m, w, t, p, out, err);
     if (t && t->l1_merge_windows > 0) /* a WarpPool: its occupancy, then its merging */
         return gpuest_model_warppool_solve(m, w, t, p, out, err);
+    /* Compressed L1 (t->l1_miss_scale, t->l1_hit_extra_latency): a lower read miss rate and a
+     * longer hit; the token model's latency tolerance (eq. 4) then hides what it can of the hit. */
     gpuest_model_workload_t wl1;
     if (t && t->l1_miss_scale > 0) {
         wl1 = *w;
