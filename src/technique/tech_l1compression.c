@@ -121,8 +121,7 @@ static const char *const l1c_keys[] = {"l1_compression", NULL};
  * rule over the static candidates). */
 static unsigned l1c_modes_of(const gpuest_config_t *cfg)
 {
-    int p = cfg->technique.l1_compression;
-    (void)p; /* every policy has a model transform (l1c_model.c): the adaptive ones by their rule */
+    (void)cfg;
     return GPUEST_TECH_MODE_SIM | GPUEST_TECH_MODE_MODEL;
 }
 
