@@ -404,7 +404,6 @@ static void ff_free(ff_rates_t *r)
 }
 
 #define GPUEST_MAX_SMS_FF 1024 /* sim_gpu_build's limit on SMs */
-#define GPUEST_MAX_WARPS_FF 256 /* warp slots an SM may have for the timed schedule */
 
 static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -492,12 +491,14 @@ static vwake_t heap_pop(ff_timing_t *t, int i)
 
 static void vrebuild(const sim_gpu_t *g, ff_timing_t *t, int i);
 
-/* Warp slot of SM i, not ready: ready now if its operands' cycle has come, else a wake-up at that
- * cycle (the LD/ST unit is checked when a scheduler picks: ff_sm_cycle). */
+/* Warp slot of SM i, not ready: ready now if its cycle has come (LD/ST unit included), else a
+ * wake-up at that cycle. */
 static void vplace(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_t now)
 {
     size_t k = (size_t)i * (size_t)g->cfg->core.warps_per_sm + (size_t)slot;
     int64_t at = t->vnext[k];
+    if (t->vmemop[k] && t->ldst_free[i] > at)
+        at = t->ldst_free[i];
     if (at <= now) {
         t->ready[k] = 1;
         t->nready[i]++;
@@ -619,18 +620,8 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
     size_t o = (size_t)i * (size_t)W;
     uint8_t *ready = &t->ready[o];
     int64_t now = t->vclock[i];
-    uint8_t held[GPUEST_MAX_WARPS_FF]; /* ready, less the memory instructions while the LD/ST unit is busy */
-    int ldst_busy = -1;
     for (int sc = 0; sc < sm->nsched && *done < budget; sc++) {
-        const uint8_t *pick_from = ready;
-        if (t->ldst_free[i] > now) {
-            if (ldst_busy < 0)
-                for (int s = 0; s < W; s++)
-                    held[s] = ready[s] && !t->vmemop[o + (size_t)s];
-            ldst_busy = 1;
-            pick_from = held;
-        }
-        int slot = sim_sched_pick(g, sm, sc, pick_from);
+        int slot = sim_sched_pick(g, sm, sc, ready);
         if (slot < 0)
             continue;
         sim_warp_t *w = &sm->warps[slot];
@@ -661,9 +652,14 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
             vbarrier(g, t, i, slot, now);
             continue;
         }
+        if (in.kind == GPUEST_INST_MEM) /* the LD/ST unit holds back the memory instructions ready now */
+            for (int s = 0; s < W; s++)
+                if (ready[s] && t->vmemop[o + (size_t)s]) {
+                    ready[s] = 0;
+                    t->nready[i]--;
+                    vplace(g, t, i, s, now + 1);
+                }
         vplace(g, t, i, slot, now + 1);
-        if (ldst_busy > 0)
-            held[slot] = ready[slot] && !t->vmemop[k];
     }
     t->vclock[i] = now + 1;
     return GPUEST_OK;
@@ -1115,9 +1111,6 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     if (total == 0)
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: the workload executes no instruction");
     GPUEST_TRY(sim_gpu_build(g, err));
-    if (g->cfg->core.warps_per_sm > GPUEST_MAX_WARPS_FF)
-        return gpuest_fail(err, GPUEST_EINVAL, "sampling: core.warps_per_sm = %d, at most %d supported",
-                           g->cfg->core.warps_per_sm, GPUEST_MAX_WARPS_FF);
     ff_rates_t r = {o->cold, 0.0, {0, 0.0, NULL, 0, 0, 0}, {0}};
     gpuest_err rc = ff_alloc(g, &r) == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
                                                  : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
