@@ -670,7 +670,7 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
  * the real clock, through the scoreboard (the memory traffic itself is not replayed). Completing
  * everything at once restarted every CTA that waited for its loads together: on the scripted
  * load-barrier-chain kernel of tests/study/test_sample_ff.c the sampled units ran 1.67x the exact
- * units' IPC, against 1.0x with the waits carried over. */
+ * units' IPC, against 1.14x with the waits carried over. */
 static void vcarry(sim_gpu_t *g, const ff_timing_t *t)
 {
     int W = g->cfg->core.warps_per_sm;
