@@ -48,17 +48,25 @@ static void help(FILE *out)
 static int write_units(const gpuest_sample_result_t *r, const char *path)
 {
     static const char *const header[] = {"unit", "kernel", "cycles", "warp_insts", "thread_insts", "ipc", "amat",
-                                         "mc_stall", "warm_cycles", "warm_steady", "inflight", "census"};
+                                         "mc_stall", "warm_cycles", "warm_steady", "inflight", "census",
+                                         "l1_hit_rate", "l2_hit_rate", "dram_reads", "dram_writes",
+                                         "dram_row_hit_rate"};
     cli_table_t t;
     cli_table_init(&t, header, sizeof header / sizeof header[0]);
     for (size_t i = 0; i < r->num_units; i++) {
         const gpuest_sample_unit_t *u = &r->units[i];
-        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g\t%d", i, u->kernel,
+        uint64_t dram = u->dram_reads + u->dram_writes;
+        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g\t%d\t%.6g\t%.6g\t%llu\t%llu\t%.6g", i,
+                       u->kernel,
                        (unsigned long long)u->cycles, (unsigned long long)u->warp_insts,
                        (unsigned long long)u->thread_insts, u->cycles ? (double)u->thread_insts / u->cycles : 0.0,
                        u->amat_n > 0 ? u->amat_sum / u->amat_n : 0.0,
                        u->mc_cycles ? (double)u->mc_stalls / u->mc_cycles : 0.0, (unsigned long long)u->warm_cycles,
-                       u->warm_steady, u->inflight, u->census);
+                       u->warm_steady, u->inflight, u->census,
+                       u->l1_accesses ? (double)u->l1_hits / (double)u->l1_accesses : 0.0,
+                       u->l2_accesses ? (double)u->l2_hits / (double)u->l2_accesses : 0.0,
+                       (unsigned long long)u->dram_reads, (unsigned long long)u->dram_writes,
+                       dram ? (double)u->dram_row_hits / (double)dram : 0.0);
     }
     int rc = cli_table_write_csv(&t, path, CMD);
     cli_table_free(&t);

@@ -417,6 +417,10 @@ typedef struct {
     uint64_t warm_insts;       /* warp instructions issued during that warming */
     int warm_steady;           /* 1: in-flight requests had settled when the unit began */
     double inflight;           /* mean requests in flight during the unit */
+    /* memory-system counts over the unit (functional warming is judged by them against the
+     * reference mode's units at the same positions) */
+    uint64_t l1_accesses, l1_hits, l2_accesses, l2_hits;
+    uint64_t dram_reads, dram_writes, dram_row_hits;
 } gpuest_sample_unit_t;
 
 typedef struct {
