@@ -111,7 +111,7 @@ static void test_fann_train_prefers_cost_targets(void **state)
 
 /* Label files for rule-relative targets: every feature = v; the rule chose SC (rule_choice 2)
  * everywhere. v < 0.5: the rule is right (SC 1000 cycles, none and BDI 1010); v >= 0.5: BDI is
- * 10 % cheaper than the rule's SC (900 against 1000, none 1000). n values of v in [0, 1]. */
+ * 1.5 % cheaper than the rule's SC (985 against 1000, none 1000). n values of v in [0, 1]. */
 static void write_rule_labels(const char *path, int n)
 {
     FILE *f = fopen(path, "w");
@@ -132,7 +132,7 @@ static void write_rule_labels(const char *path, int n)
         if (v < 0.5)
             fprintf(f, "2,1010,1010,1000,2\n");
         else
-            fprintf(f, "2,1000,900,1000,1\n");
+            fprintf(f, "2,1000,985,1000,1\n");
     }
     fclose(f);
 }
@@ -151,13 +151,14 @@ static void line_has(const char *prefix, const char *want)
         fail_msg("line '%s' lacks '%s'", line, want);
 }
 
-/* Rule-relative targets and the margin: the network learns BDI's 10 % saving for v >= 0.5, i.e.
- * an output near 0.5 + 0.10 / 0.04 = 1 (clamped) against the rule's 0.5, a predicted saving near
- * (1 - 0.5) x 2 x 2 % = 2 %; for v < 0.5 the others read 0.5 - 0.01 / 0.04 = 0.25. So margins up
- * to 1 % follow BDI where it pays (validation regret 0), the 2 % margin keeps the rule everywhere
- * and loses 10 x 100 cycles of 10 x 900 + 10 x 1000: 5.26 %, the rule's own regret. Catches a
- * saving of the wrong sign (it would leave the rule where the rule is right), a margin that is
- * not applied (2 % would read 0.00 %) or not compared against the predicted saving in cycles. */
+/* Rule-relative targets and the margin (span 5 %): the network learns BDI's 1.5 % saving for
+ * v >= 0.5, an output near 0.5 + 0.015 / 0.1 = 0.65 against the rule's 0.5, a predicted saving
+ * near (0.65 - 0.5) x 2 x 5 % = 1.5 %; for v < 0.5 the others read 0.5 - 0.01 / 0.1 = 0.4. So
+ * margins up to 1 % follow BDI where it pays (validation regret 0), the 2 % and 3 % margins keep
+ * the rule everywhere and lose 10 x 15 cycles of 10 x 985 + 10 x 1000: 0.76 %, the rule's own
+ * regret. Catches a saving of the wrong sign (it would leave the rule where the rule is right), a
+ * margin that is not applied (2 % would read 0.00 %) or not compared with the predicted saving in
+ * cycles (a missing factor 2 x span), and a kept margin that is not the largest of least regret. */
 static void test_fann_train_rule_targets_and_margin(void **state)
 {
     (void)state;
@@ -171,8 +172,9 @@ static void test_fann_train_rule_targets_and_margin(void **state)
     assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
     line_has("target rule  hidden  4 margin 0.000 %", "valid agree 1.000 regret 0.00 %");
     line_has("target rule  hidden  4 margin 1.000 %", "valid agree 1.000 regret 0.00 %");
-    line_has("target rule  hidden  4 margin 2.000 %", "valid agree 0.500 regret 5.26 %");
-    line_has("rule (latte_cc) on valid", "agree 0.500 regret 5.26 %");
+    line_has("target rule  hidden  4 margin 2.000 %", "valid agree 0.500 regret 0.76 %");
+    line_has("target rule  hidden  4 margin 3.000 %", "valid agree 0.500 regret 0.76 %");
+    line_has("rule (latte_cc) on valid", "agree 0.500 regret 0.76 %");
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
