@@ -26,7 +26,10 @@ static void usage(FILE *out)
                  "      saving against the rule's choice, used with a decision margin) and hidden size\n"
                  "      4, 8, 16 on the --train files (seed S, default 1), keeps the network (and, for\n"
                  "      rule targets, the margin) of least regret on the --valid files, and writes\n"
-                 "      DIR/latte-fann.net and DIR/latte-fann.scale.csv (default DIR: models)\n"
+                 "      DIR/latte-fann.net and DIR/latte-fann.scale.csv (default DIR: models);\n"
+                 "      --target label|cost|rule trains that kind of target only; --range-guard 1: the\n"
+                 "      networks decide only inside their training inputs' range, the rule outside it\n"
+                 "      (metadata range_guard)\n"
                  "  eval --data F1,F2,... [--model-dir DIR]\n"
                  "      per file: the share of EPs where the network (and LATTE-CC's rule) picks the\n"
                  "      label, and the regret: the cycles its choices lose against the labels' over\n"
@@ -215,6 +218,9 @@ static gpuest_err cost_data(const rows_t *r, gpuest_learn_data_t *d, gpuest_erro
  * the predicted saving exceeds margin). */
 static int net_choice(const gpuest_learn_net_t *net, const double *x, int rule, double span, double margin)
 {
+    double guard = 0;
+    if (gpuest_learn_net_get_meta(net, "range_guard", &guard) && guard > 0 && !gpuest_l1c_fann_in_range(net, x))
+        return rule;
     double y[NO];
     gpuest_learn_net_run(net, x, y);
     return gpuest_l1c_fann_decide(y, rule, span, margin);
@@ -249,8 +255,8 @@ static score_t score(const gpuest_learn_net_t *net, const rows_t *r, double span
 }
 
 typedef struct {
-    const char *train, *valid, *data, *model_dir;
-    unsigned long long seed, epochs;
+    const char *train, *valid, *data, *model_dir, *target;
+    unsigned long long seed, epochs, guard;
 } args_t;
 
 static int parse(args_t *o, int argc, char **argv)
@@ -268,8 +274,12 @@ static int parse(args_t *o, int argc, char **argv)
                            : cli_args_is(&a, "valid")     ? &o->valid
                            : cli_args_is(&a, "data")      ? &o->data
                            : cli_args_is(&a, "model-dir") ? &o->model_dir
+                           : cli_args_is(&a, "target")    ? &o->target
                                                           : NULL;
-        unsigned long long *n = cli_args_is(&a, "seed") ? &o->seed : cli_args_is(&a, "epochs") ? &o->epochs : NULL;
+        unsigned long long *n = cli_args_is(&a, "seed")       ? &o->seed
+                                : cli_args_is(&a, "epochs")   ? &o->epochs
+                                : cli_args_is(&a, "range-guard") ? &o->guard
+                                                              : NULL;
         const char *v;
         if (str) {
             if (!(*str = cli_args_value(&a)))
@@ -294,6 +304,9 @@ static int cmd_train(const args_t *o)
 {
     if (!o->train || !o->valid)
         return cli_usage_error(CMD, "train needs --train and --valid (try --help)");
+    if (o->target && strcmp(o->target, "label") != 0 && strcmp(o->target, "cost") != 0 &&
+        strcmp(o->target, "rule") != 0)
+        return cli_usage_error(CMD, "--target: expected label, cost or rule, got '%s'", o->target);
     gpuest_error_t err;
     gpuest_error_clear(&err);
     rows_t tr, va;
@@ -318,6 +331,8 @@ static int cmd_train(const args_t *o)
     int best_t = 0;
     double best_m = 0;
     for (int tg = 0; rc == GPUEST_OK && tg < 3; tg++) {
+        if (o->target && strcmp(o->target, target_names[tg]) != 0)
+            continue;
         for (size_t h = 0; rc == GPUEST_OK && h < sizeof hidden / sizeof hidden[0]; h++) {
             gpuest_learn_train_opts_t t;
             gpuest_learn_train_defaults(&t);
@@ -326,8 +341,12 @@ static int cmd_train(const args_t *o)
             t.epochs = (unsigned)o->epochs;
             gpuest_learn_net_t *net = NULL;
             rc = gpuest_learn_train(targets[tg], &t, &net, &err);
-            if (rc != GPUEST_OK)
+            if (rc == GPUEST_OK && o->guard)
+                rc = gpuest_learn_net_set_meta(net, "range_guard", 1);
+            if (rc != GPUEST_OK) {
+                gpuest_learn_net_destroy(net);
                 break;
+            }
             double span = tg == 2 ? RULE_SPAN : 0, net_m = 0;
             score_t net_s = {0, 0};
             /* rule targets: every margin, largest first, so a tie keeps the more cautious one */

@@ -103,6 +103,7 @@ typedef struct {
     uint64_t fills, fills_compressed, fill_bytes;
     gpuest_learn_net_t *net; /* fann only */
     double fann_span, fann_margin; /* the model's metadata 'rule_span' and 'margin' (0 when absent) */
+    double fann_guard;             /* 'range_guard' (0 when absent) */
 } l1c_t;
 
 const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES] = {
@@ -226,6 +227,8 @@ static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gp
                 c->fann_span = 0;
             if (!gpuest_learn_net_get_meta(c->net, "margin", &c->fann_margin))
                 c->fann_margin = 0;
+            if (!gpuest_learn_net_get_meta(c->net, "range_guard", &c->fann_guard))
+                c->fann_guard = 0;
         }
     }
     if (rc == GPUEST_OK)
@@ -398,16 +401,30 @@ int gpuest_l1c_fann_decide(const double y[GPUEST_L1C_FANN_OUTPUTS], int rule, do
     return best != rule && (y[best] - y[rule]) * 2.0 * span > margin ? best : rule;
 }
 
+int gpuest_l1c_fann_in_range(const struct gpuest_learn_net_s *net, const double x[GPUEST_L1C_FANN_FEATURES])
+{
+    for (size_t i = 0; i < GPUEST_L1C_FANN_FEATURES; i++) {
+        double lo, hi;
+        gpuest_learn_net_input_range(net, i, &lo, &hi);
+        if (x[i] < lo || x[i] > hi)
+            return 0;
+    }
+    return 1;
+}
+
 /* The fann policy's mode: the network's outputs through gpuest_l1c_fann_decide, with the rule's
- * choice read from its one-hot features. */
+ * choice read from its one-hot features; with a range guard, the rule's choice outside the
+ * network's training range. */
 static int fann_choice(const l1c_t *c, const double x[GPUEST_L1C_FANN_FEATURES])
 {
-    double y[GPUEST_L1C_FANN_OUTPUTS];
-    gpuest_learn_net_run(c->net, x, y);
     int rule = 0;
     for (int k = 0; k < GPUEST_L1C_FANN_OUTPUTS; k++)
         if (x[21 + k] > 0.5)
             rule = k;
+    if (c->fann_guard > 0 && !gpuest_l1c_fann_in_range(c->net, x))
+        return c->cand[rule];
+    double y[GPUEST_L1C_FANN_OUTPUTS];
+    gpuest_learn_net_run(c->net, x, y);
     return c->cand[gpuest_l1c_fann_decide(y, rule, c->fann_span, c->fann_margin)];
 }
 

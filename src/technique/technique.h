@@ -117,6 +117,11 @@ extern const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES]
  * span <= 0 (targets not relative to the rule) the largest output wins, ties to the lower index.
  * Returns an output index. */
 int gpuest_l1c_fann_decide(const double y[GPUEST_L1C_FANN_OUTPUTS], int rule, double span, double margin);
+/* 1 when every feature of x lies inside the range the network saw in training, else 0. A model
+ * with the metadata 'range_guard' = 1 decides only there; outside it the rule's choice runs (a
+ * network extrapolating to decompression queues deeper than any it was trained on is no guide). */
+struct gpuest_learn_net_s;
+int gpuest_l1c_fann_in_range(const struct gpuest_learn_net_s *net, const double x[GPUEST_L1C_FANN_FEATURES]);
 
 /* One EP end as an observer sees it. */
 typedef struct {

@@ -398,6 +398,8 @@ static void test_observer_forces_mode(void **state)
 static char model_dir[64];
 
 /* span, margin < 0: a model without the 'rule_span' / 'margin' metadata (largest output wins). */
+static int model_guard; /* 1: write_model_meta also sets 'range_guard' */
+
 static void write_model_meta(size_t n_in, double span, double margin)
 {
     gpuest_learn_data_t d;
@@ -420,6 +422,8 @@ static void write_model_meta(size_t n_in, double span, double margin)
         assert_int_equal(gpuest_learn_net_set_meta(net, "rule_span", span), GPUEST_OK);
     if (margin >= 0)
         assert_int_equal(gpuest_learn_net_set_meta(net, "margin", margin), GPUEST_OK);
+    if (model_guard)
+        assert_int_equal(gpuest_learn_net_set_meta(net, "range_guard", 1), GPUEST_OK);
     char np[128], sp[128];
     snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
     snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
@@ -496,6 +500,42 @@ static void test_fann_policy_margin_from_model(void **state)
     fixture_model_dir = NULL;
 }
 
+/* The range guard. write_model's network saw x[8] in [0.1, 0.903] and every other input at 0: a
+ * point with x[8] = 0.5 is inside, x[8] = 0.95 or x[3] = 0.1 outside. The scripted EP has
+ * features far from 0, so a guarded model leaves the choice to the rule (SC) where the same
+ * network unguarded picks BDI (test_fann_policy_applies_network). Catches a guard that ignores
+ * the training range, checks only some inputs, or is applied without the model asking for it. */
+static void test_fann_range_guard(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture_model_dir = model_dir;
+    model_guard = 1;
+    write_model(GPUEST_L1C_FANN_FEATURES);
+    model_guard = 0;
+    char np[128], sp[128];
+    snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
+    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
+    gpuest_learn_net_t *net = NULL;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_learn_net_load(np, sp, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS, &net, &e),
+                     GPUEST_OK);
+    double x[GPUEST_L1C_FANN_FEATURES] = {0};
+    x[8] = 0.5;
+    assert_int_equal(gpuest_l1c_fann_in_range(net, x), 1);
+    x[8] = 0.95;
+    assert_int_equal(gpuest_l1c_fann_in_range(net, x), 0);
+    x[8] = 0.5;
+    x[3] = 0.1;
+    assert_int_equal(gpuest_l1c_fann_in_range(net, x), 0);
+    gpuest_learn_net_destroy(net);
+    fixture(&f, GPUEST_L1COMP_FANN);
+    feature_ep(&f);
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_SC);
+    done(&f);
+    fixture_model_dir = NULL;
+}
+
 /* Creating the fann policy without its model, with a damaged one or one of another shape is an
  * error naming the file. */
 static void expect_create_error(const char *fragment)
@@ -558,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_fann_model_errors),
         cmocka_unit_test(test_fann_decide_margin),
         cmocka_unit_test(test_fann_policy_margin_from_model),
+        cmocka_unit_test(test_fann_range_guard),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(model_dir);
