@@ -7,7 +7,10 @@
  * have in the child (their own EP ends there are not labelled). The parent takes the mode of
  * fewest cycles (ties: the lower latency mode, none first) as the label of this EP, writes the
  * SM's features with the three cycle counts, and runs the EP in the labelled mode: the parent's
- * run is the per-EP oracle ("follow the labels"). Children run one at a time. Only
+ * run is the per-EP oracle ("follow the labels"). With '--l1c-continue rule' the labels are
+ * rollouts instead: a child departs for its one EP, then LATTE-CC's rule decides for every SM
+ * until the horizon; the label is the rule's choice unless another mode was strictly cheaper, and
+ * the parent's unlabelled EPs follow the rule. Children run one at a time. Only
  * 'gpuest simulate --l1c-oracle' installs this; the library sees an EP observer callback only. */
 #include "l1c_oracle.h"
 
