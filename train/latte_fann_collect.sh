@@ -11,7 +11,16 @@
 # test runs the full per-EP oracle (every EP labelled and followed), whose cycles are the oracle
 # of the evaluation. Writes OUT/<split>/<workload>.csv (labels) and
 # OUT/<split>/<workload>.run.csv (the run's statistics).
+# Environment: CONTINUE=rule makes the labels rollouts (--l1c-continue rule: each forked run
+# deviates for one EP, then LATTE-CC's rule decides; the third round's labels), EVERY_TRAIN /
+# EVERY_VALID / EVERY_TEST override how many EPs of an SM share one label (defaults 4, 4, 1).
+# The third round (docs/latte-cc.md): CONTINUE=rule EVERY_TRAIN=8 with horizon 10 into
+# data/latte-fann-r10.
 set -eu
+CONTINUE=${CONTINUE:-hold}
+EVERY_TRAIN=${EVERY_TRAIN:-4}
+EVERY_VALID=${EVERY_VALID:-4}
+EVERY_TEST=${EVERY_TEST:-1}
 GPUEST=${1:-build-rel/gpuest}
 WHICH=${2:-all}
 HORIZON=${3:-1}
@@ -29,18 +38,18 @@ collect() { # split every workloads...
         [ -z "$ONLY" ] || case " $ONLY " in *" $w "*) ;; *) continue ;; esac
         "$GPUEST" simulate --preset latte15 --workload "$w" --scale small --seed 1 --max-instructions 300000 \
             --set technique.l1_compression=latte_cc --l1c-oracle "$OUT/$split/$w.csv" \
-            --l1c-every "$every" --l1c-horizon "$HORIZON" --csv "$OUT/$split/$w.run.csv" > /dev/null
+            --l1c-every "$every" --l1c-horizon "$HORIZON" --l1c-continue "$CONTINUE" --csv "$OUT/$split/$w.run.csv" > /dev/null
         echo "$split $w done"
     done
 }
 case $WHICH in
-train) collect train 4 $TRAIN ;;
-valid) collect valid 4 $VALID ;;
-test) collect test 1 $TEST ;;
+train) collect train "$EVERY_TRAIN" $TRAIN ;;
+valid) collect valid "$EVERY_VALID" $VALID ;;
+test) collect test "$EVERY_TEST" $TEST ;;
 all)
-    collect train 4 $TRAIN
-    collect valid 4 $VALID
-    collect test 1 $TEST
+    collect train "$EVERY_TRAIN" $TRAIN
+    collect valid "$EVERY_VALID" $VALID
+    collect test "$EVERY_TEST" $TEST
     ;;
 *) echo "latte_fann_collect.sh: expected train, valid, test or all, got '$WHICH'" >&2; exit 2 ;;
 esac

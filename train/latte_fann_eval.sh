@@ -1,11 +1,14 @@
 #!/bin/sh
 # latte_fann_eval.sh: trains LATTE-CC's FANN mode selector and measures it on held-out workloads
 # (docs/latte-cc.md). Run from the repo root after train/latte_fann_collect.sh:
-#   train/latte_fann_eval.sh [path/to/gpuest] [data-dir] [train-dir]
+#   train/latte_fann_eval.sh [path/to/gpuest] [data-dir] [train-dir] [out-csv]
 # data-dir (default data/latte-fann): the labels of the test and validation workloads and the
-# oracle runs; train-dir (default data-dir): the labels the network is trained and chosen on.
-# 1. trains models/latte-fann.net (+ .scale.csv) on TRAIN/train, target kind (one-hot label or
-#    cost) and hidden size chosen on TRAIN/valid (seed 1); the test workloads are not read;
+# oracle runs; train-dir (default data-dir): the labels the network is trained and chosen on;
+# out-csv (default data/latte-fann-eval.csv). The third round (the shipped model):
+#   train/latte_fann_eval.sh build-rel/gpuest data/latte-fann-r10 data/latte-fann-r10 data/latte-fann-eval-r10.csv
+# 1. trains models/latte-fann.net (+ .scale.csv) on TRAIN/train, target kind (one-hot label,
+#    cost, or relative to the rule with its margin) and hidden size chosen on TRAIN/valid (seed 1);
+#    the test workloads are not read;
 # 2. per-EP check on the test labels (agreement with the labels, regret in cycles);
 # 3. runs every test (and validation) workload with the plain L1D, latte_cc and fann under the
 #    settings of the oracle runs and writes data/latte-fann-eval.csv with the oracle's cycles
@@ -14,13 +17,13 @@ set -eu
 GPUEST=${1:-build-rel/gpuest}
 DATA=${2:-data/latte-fann}
 TRAIN=${3:-$DATA}
+out=${4:-data/latte-fann-eval.csv}
 list() { ls "$1"/*.csv | grep -v '\.run\.csv$' | paste -sd, -; }
 "$GPUEST" l1c-fann train --train "$(list "$TRAIN/train")" --valid "$(list "$TRAIN/valid")" --seed 1 --model-dir models
 "$GPUEST" l1c-fann eval --data "$(list "$DATA/test")" --model-dir models
 total_cycles() { [ -f "$1" ] && awk -F, 'NR > 1 && $3 == "total" { print $4 }' "$1" || echo 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-out=data/latte-fann-eval.csv
 echo "workload,split,cycles_none,cycles_latte_cc,cycles_fann,cycles_oracle,oracle_labelled_every,fann_over_latte_cc,fann_over_oracle,latte_cc_over_none,fann_over_none,oracle_over_none" > "$tmp/eval.csv"
 for split in test valid; do
     ws="gemm hotspot pathfinder ss"
@@ -31,8 +34,8 @@ for split in test valid; do
             "$GPUEST" simulate --preset latte15 --workload "$w" --scale small --seed 1 --max-instructions 300000 \
                 --set technique.l1_compression=$p --csv "$tmp/$w.$p.csv" > /dev/null
         done
-        every=1
-        [ "$split" = test ] || every=4
+        every=${EVERY_TEST:-1}
+        [ "$split" = test ] || every=${EVERY_VALID:-4}
         awk -v w="$w" -v s="$split" -v e="$every" -v n="$(total_cycles "$tmp/$w.none.csv")" \
             -v l="$(total_cycles "$tmp/$w.latte_cc.csv")" -v f="$(total_cycles "$tmp/$w.fann.csv")" \
             -v o="$(total_cycles "$f")" 'BEGIN {

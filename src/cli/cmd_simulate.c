@@ -40,14 +40,17 @@ static void simulate_help(FILE *out)
             "                         with its fastest L1D mode (forked runs of each), follow the labels\n"
             "                         (the per-EP oracle) and write the EPs' features and labels as CSV\n"
             "  --l1c-horizon N        EPs each forked run keeps its mode before it is timed (default 1)\n"
-            "  --l1c-every K          label one EP in K of each SM and keep the label between (default 1)\n\n"
+            "  --l1c-every K          label one EP in K of each SM and keep the label between (default 1)\n"
+            "  --l1c-continue W       hold (default): a forked run keeps its mode for the horizon and the\n"
+            "                         other SMs keep theirs; rule: it deviates for one EP, then LATTE-CC's\n"
+            "                         rule decides for every SM (a rollout), and unlabelled EPs follow the rule\n\n"
             "Techniques are switched on with --set technique.KEY=V (see 'gpuest config show');\n"
             "each prints its own statistics as 'technique NAME = VALUE' lines.\n");
 }
 
 typedef struct {
     cli_source_t src;
-    const char *csv, *samples, *links, *l1c_oracle;
+    const char *csv, *samples, *links, *l1c_oracle, *l1c_continue;
     unsigned long long max_cycles, max_insts, watchdog, l1c_horizon, l1c_every;
     cli_config_t mc;
 } sim_args_t;
@@ -75,6 +78,7 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
                             : cli_args_is(&a, "samples")   ? &o->samples
                             : cli_args_is(&a, "links")     ? &o->links
                             : cli_args_is(&a, "l1c-oracle") ? &o->l1c_oracle
+                            : cli_args_is(&a, "l1c-continue") ? &o->l1c_continue
                                                            : NULL;
         unsigned long long *num = cli_args_is(&a, "max-cycles")         ? &o->max_cycles
                                   : cli_args_is(&a, "max-instructions") ? &o->max_insts
@@ -96,6 +100,8 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
     rc = rc ? rc : cli_config_finish(&o->mc, a.cmd);
     if (rc == 0 && o->l1c_oracle && o->mc.cfg.technique.l1_compression != GPUEST_L1COMP_LATTE_CC)
         return cli_usage_error(a.cmd, "--l1c-oracle needs --set technique.l1_compression=latte_cc");
+    if (rc == 0 && o->l1c_continue && strcmp(o->l1c_continue, "hold") != 0 && strcmp(o->l1c_continue, "rule") != 0)
+        return cli_usage_error(a.cmd, "--l1c-continue: expected 'hold' or 'rule', got '%s'", o->l1c_continue);
     return rc;
 }
 
@@ -338,7 +344,8 @@ int cli_cmd_simulate(int argc, char **argv)
     gpuest_progress_set_aux_unit(so.progress, "cycles");
     gpuest_sim_result_t r;
     if (o.l1c_oracle)
-        cli_l1c_oracle_start(gpuest_workload_name(wl), (unsigned)o.l1c_horizon, (unsigned)o.l1c_every, &err);
+        cli_l1c_oracle_start(gpuest_workload_name(wl), (unsigned)o.l1c_horizon, (unsigned)o.l1c_every,
+                             o.l1c_continue && strcmp(o.l1c_continue, "rule") == 0, &err);
     rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
     if (o.l1c_oracle) { /* a child whose EP outlived the run ends here */
         gpuest_error_t oerr;

@@ -7,7 +7,10 @@
  * have in the child (their own EP ends there are not labelled). The parent takes the mode of
  * fewest cycles (ties: the lower latency mode, none first) as the label of this EP, writes the
  * SM's features with the three cycle counts, and runs the EP in the labelled mode: the parent's
- * run is the per-EP oracle ("follow the labels"). Children run one at a time. Only
+ * run is the per-EP oracle ("follow the labels"). With '--l1c-continue rule' the labels are
+ * rollouts instead: a child departs for its one EP, then LATTE-CC's rule decides for every SM
+ * until the horizon; the label is the rule's choice unless another mode was strictly cheaper, and
+ * the parent's unlabelled EPs follow the rule. Children run one at a time. Only
  * 'gpuest simulate --l1c-oracle' installs this; the library sees an EP observer callback only. */
 #include "l1c_oracle.h"
 
@@ -94,6 +97,14 @@ int cli_fork_label(const double *cost, int n, double margin)
     return best;
 }
 
+int cli_fork_label_base(const double *cost, int n, int base)
+{
+    int best = cli_fork_label(cost, n, 0.0);
+    if (best < 0 || base < 0 || base >= n)
+        return best;
+    return cost[base] <= cost[best] ? base : best;
+}
+
 /* ------------------------------------------------------------ the oracle */
 
 /* A compressed mode must be faster than a lower latency one by more than this share to be the
@@ -121,6 +132,7 @@ typedef struct {
     uint64_t target_ep, fork_cycle;
     unsigned horizon; /* EPs each child runs in its mode before it reports */
     unsigned every;   /* SM s labels its EP e when (e + s) mod every = 0 and holds the label between */
+    int rollout;      /* 1: forked runs and unlabelled EPs continue with the policy's own choice */
 } oracle_t;
 
 static oracle_t oracle;
@@ -143,18 +155,26 @@ static void keep_row(const gpuest_l1c_ep_t *ep, const double *cost, int label)
     r->label = label;
 }
 
+static int rule_index(int mode)
+{
+    for (int k = 0; k < GPUEST_L1C_FANN_OUTPUTS; k++)
+        if (oracle_modes[k] == mode)
+            return k;
+    return -1;
+}
+
 static int oracle_ep(void *ctx, const gpuest_l1c_ep_t *ep)
 {
     (void)ctx;
     if (cli_fork_is_child()) { /* the EP this child runs ended: report; others hold their mode */
         if (ep->sm != oracle.target_sm)
-            return ep->mode;
+            return oracle.rollout ? -1 : ep->mode;
         if (ep->ep >= oracle.target_ep + oracle.horizon)
             cli_fork_report((double)(ep->core_cycle - oracle.fork_cycle));
-        return oracle.forced;
+        return oracle.rollout ? -1 : oracle.forced; /* a rollout deviates for one EP only */
     }
     if ((ep->ep + (uint64_t)ep->sm) % oracle.every != 0)
-        return ep->mode;
+        return oracle.rollout ? -1 : ep->mode;
     double cost[GPUEST_L1C_FANN_OUTPUTS];
     int branch = 0;
     oracle.target_sm = ep->sm;
@@ -165,17 +185,21 @@ static int oracle_ep(void *ctx, const gpuest_l1c_ep_t *ep)
         oracle.forced = oracle_modes[branch];
         return oracle.forced;
     }
-    int label = rc == 0 ? cli_fork_label(cost, GPUEST_L1C_FANN_OUTPUTS, ORACLE_MARGIN) : -1;
+    int label = rc != 0                ? -1
+                : oracle.rollout ? cli_fork_label_base(cost, GPUEST_L1C_FANN_OUTPUTS, rule_index(ep->choice))
+                                 : cli_fork_label(cost, GPUEST_L1C_FANN_OUTPUTS, ORACLE_MARGIN);
     if (label < 0) /* the run ends inside this EP (or fork failed): no label, the policy decides */
         return -1;
     keep_row(ep, cost, label);
     return oracle_modes[label];
 }
 
-gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned every, gpuest_error_t *err)
+gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned every, int rollout,
+                                gpuest_error_t *err)
 {
     (void)err;
     memset(&oracle, 0, sizeof oracle);
+    oracle.rollout = rollout;
     oracle.workload = workload;
     oracle.horizon = horizon ? horizon : 1;
     oracle.every = every ? every : 1;

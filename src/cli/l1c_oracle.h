@@ -19,13 +19,21 @@ int cli_fork_is_child(void);
 /* The label: the lowest index whose cost is at most (1 + margin) x the least cost (ties and
  * near-ties go to the lower latency mode); -1 when a cost is missing (NAN). */
 int cli_fork_label(const double *cost, int n, double margin);
+/* The label of a rollout: base (the rule's own choice) unless another index is strictly cheaper;
+ * then the cheapest (ties among those: the lower index); -1 when a cost is missing. */
+int cli_fork_label_base(const double *cost, int n, int base);
 
 /* Installs the oracle for one simulation (workload names the CSV rows): at every EP end of every
  * SM it forks one child per mode (none, BDI, SC), each runs that SM's next `horizon` EPs in its
  * mode and reports their cycles; the least-cycles mode is the label and the run goes on in it
  * for one EP (then labels again). every > 1 labels only SM s's EPs e with (e + s) mod every = 0
  * and keeps each label until the next (a cheaper oracle for training data). */
-gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned every, gpuest_error_t *err);
+/* rollout = 1 ('--l1c-continue rule'): each forked run deviates for its one EP only, then the
+ * policy (LATTE-CC's rule) decides again, for that SM and for every other SM, until `horizon` EPs
+ * of the SM are timed; the label is the rule's own choice unless another mode was strictly
+ * cheaper; unlabelled EPs of the parent follow the rule instead of holding the last label. */
+gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned every, int rollout,
+                                gpuest_error_t *err);
 /* After the simulation: in a child (the run ended before its EP did) reports nothing and exits;
  * in the parent writes the rows to path (atomically) and removes the oracle. */
 gpuest_err cli_l1c_oracle_finish(const char *path, gpuest_error_t *err);

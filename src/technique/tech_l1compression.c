@@ -26,8 +26,11 @@
  *    miss whose tag is still present) is left out: our tags keep the address of any invalidated
  *    line, evicted for room or not, so it cannot be told apart.
  *  - fann: the same sampling (none, BDI, SC); at the end of every EP the SM's features
- *    (gpuest_l1c_fann_feature_names) go through models/latte-fann.net and the mode with the
- *    largest output runs the next EP (docs/latte-cc.md, "The FANN mode selector").
+ *    (gpuest_l1c_fann_feature_names: what the SM observes, the rule's AMAT_GPU estimates and the
+ *    rule's own choice) go through models/latte-fann.net and gpuest_l1c_fann_decide picks the
+ *    next EP's mode: the largest output, or for a model trained relative to the rule, the rule's
+ *    choice unless the network predicts a saving above the model's margin (docs/latte-cc.md,
+ *    "The FANN mode selector").
  * Ties go to the lower latency mode (none, then BDI, then the high-capacity one).
  *
  * SC (statistical compression): each SM has a value frequency table (1024 entries, 12-bit
@@ -99,12 +102,15 @@ typedef struct {
     uint64_t hits, hit_extra_sum, hitlat_bin[HITLAT_BINS];
     uint64_t fills, fills_compressed, fill_bytes;
     gpuest_learn_net_t *net; /* fann only */
+    double fann_span, fann_margin; /* the model's metadata 'rule_span' and 'margin' (0 when absent) */
+    double fann_guard;             /* 'range_guard' (0 when absent) */
 } l1c_t;
 
 const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES] = {
     "avail_warps", "cycles_per_schedule", "latency_tolerance", "hit_ratio_none", "hit_ratio_bdi", "hit_ratio_sc",
     "wait_bdi", "wait_sc", "miss_rate", "miss_rate_change", "miss_latency", "queue_depth", "capacity",
-    "ep_in_period", "mode_none", "mode_bdi", "mode_sc", "hit_extra"};
+    "ep_in_period", "mode_none", "mode_bdi", "mode_sc", "hit_extra", "amat_none", "amat_bdi", "amat_sc",
+    "rule_none", "rule_bdi", "rule_sc"};
 
 static gpuest_l1c_ep_fn ep_observer;
 static void *ep_observer_ctx;
@@ -206,6 +212,23 @@ static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gp
         snprintf(scale_path, sizeof scale_path, "%s/latte-fann.scale.csv", dir);
         rc = gpuest_learn_net_load(net_path, scale_path, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS, &c->net,
                                    err);
+        if (rc != GPUEST_OK && err && strstr(err->msg, "network shape") && strlen(err->msg) < 300) {
+            char msg[320];
+            memcpy(msg, err->msg, strlen(err->msg) + 1); /* under 300 bytes: checked above */
+            rc = gpuest_fail(err, rc,
+                             "%s (the fann selector takes %d features since the rule's estimates and choice were "
+                             "added; a model of the first selector, 18 features, must be retrained with "
+                             "'gpuest l1c-fann train')",
+                             msg, GPUEST_L1C_FANN_FEATURES);
+        }
+        if (rc == GPUEST_OK) {
+            if (!gpuest_learn_net_get_meta(c->net, "rule_span", &c->fann_span))
+                c->fann_span = 0;
+            if (!gpuest_learn_net_get_meta(c->net, "margin", &c->fann_margin))
+                c->fann_margin = 0;
+            if (!gpuest_learn_net_get_meta(c->net, "range_guard", &c->fann_guard))
+                c->fann_guard = 0;
+        }
     }
     if (rc == GPUEST_OK)
         rc = gpuest_codec_init(&c->bdi, a, &o, err);
@@ -276,22 +299,24 @@ static double amat_gpu(const l1c_t *c, const sm_state_t *s, int m, double miss_l
     return ((double)s->nhit[m] * exposed + (double)s->nmiss[m] * miss_lat) / (double)n;
 }
 
-static int choose_mode(const l1c_t *c, const sm_state_t *s, double miss_lat)
+/* The mode `rule` picks for the next EP (fann's own choice is made elsewhere; asked for RULE_FANN
+ * this gives AMAT_GPU's, the rule the network is compared with). */
+static int choose_mode(const l1c_t *c, const sm_state_t *s, double miss_lat, rule_t rule)
 {
     int best = -1;
     double best_v = 0;
     for (int i = 0; i < c->ncand; i++) {
         int m = c->cand[i];
         double v;
-        if (c->rule == RULE_AMAT) {
+        if (rule == RULE_AMAT || rule == RULE_FANN) {
             v = amat_gpu(c, s, m, miss_lat);
-        } else if (c->rule == RULE_HIT_COUNT) {
+        } else if (rule == RULE_HIT_COUNT) {
             uint64_t n = s->nhit[m] + s->nmiss[m];
             v = n ? (double)s->nmiss[m] / (double)n : -1;
         } else { /* RULE_CMP: larger counter is better; none stands at 0 */
             v = m == GPUEST_L1C_NONE ? 0.0 : -(double)s->gcp[m];
         }
-        if (v < 0 && c->rule != RULE_CMP)
+        if (v < 0 && rule != RULE_CMP)
             continue;
         if (best < 0 || v < best_v) {
             best = m;
@@ -353,18 +378,53 @@ static void fann_features(const l1c_t *c, const sm_state_t *s, const gpuest_sim_
     x[15] = s->mode == GPUEST_L1C_BDI;
     x[16] = s->mode == GPUEST_L1C_SC;
     x[17] = ratio(s->ep_extra, s->ep_hits);
+    /* LATTE-CC's view of the same EP end: AMAT_GPU (eq. 2) of each candidate, -1 where the
+     * mode's sets saw no access (the rule skips it), and the rule's choice one-hot, so the
+     * network can learn when to depart from the rule rather than relearn it */
+    double ml = miss_latency(ev);
+    int rule = choose_mode(c, s, ml, RULE_AMAT);
+    for (int k = 0; k < GPUEST_L1C_FANN_OUTPUTS; k++) {
+        x[18 + k] = amat_gpu(c, s, c->cand[k], ml);
+        x[21 + k] = c->cand[k] == rule;
+    }
 }
 
-/* The mode of the largest network output (ties: the lower latency mode). */
-static int fann_choice(const l1c_t *c, const double x[GPUEST_L1C_FANN_FEATURES])
+int gpuest_l1c_fann_decide(const double y[GPUEST_L1C_FANN_OUTPUTS], int rule, double span, double margin)
 {
-    double y[GPUEST_L1C_FANN_OUTPUTS];
-    gpuest_learn_net_run(c->net, x, y);
     int best = 0;
     for (int i = 1; i < GPUEST_L1C_FANN_OUTPUTS; i++)
         if (y[i] > y[best])
             best = i;
-    return c->cand[best];
+    if (span <= 0 || rule < 0 || rule >= GPUEST_L1C_FANN_OUTPUTS)
+        return best;
+    return best != rule && (y[best] - y[rule]) * 2.0 * span > margin ? best : rule;
+}
+
+int gpuest_l1c_fann_in_range(const struct gpuest_learn_net_s *net, const double x[GPUEST_L1C_FANN_FEATURES])
+{
+    for (size_t i = 0; i < GPUEST_L1C_FANN_FEATURES; i++) {
+        double lo, hi;
+        gpuest_learn_net_input_range(net, i, &lo, &hi);
+        if (x[i] < lo || x[i] > hi)
+            return 0;
+    }
+    return 1;
+}
+
+/* The fann policy's mode: the network's outputs through gpuest_l1c_fann_decide, with the rule's
+ * choice read from its one-hot features; with a range guard, the rule's choice outside the
+ * network's training range. */
+static int fann_choice(const l1c_t *c, const double x[GPUEST_L1C_FANN_FEATURES])
+{
+    int rule = 0;
+    for (int k = 0; k < GPUEST_L1C_FANN_OUTPUTS; k++)
+        if (x[21 + k] > 0.5)
+            rule = k;
+    if (c->fann_guard > 0 && !gpuest_l1c_fann_in_range(c->net, x))
+        return c->cand[rule];
+    double y[GPUEST_L1C_FANN_OUTPUTS];
+    gpuest_learn_net_run(c->net, x, y);
+    return c->cand[gpuest_l1c_fann_decide(y, rule, c->fann_span, c->fann_margin)];
 }
 
 /* The next EP's mode: the rule's, then the observer's word if one is set. */
@@ -374,7 +434,7 @@ static int next_mode(const l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t
         return s->mode;
     gpuest_l1c_ep_t ep = {.sm = ev->sm, .ep = s->eps_done, .core_cycle = ev->core_cycle, .mode = s->mode};
     fann_features(c, s, ev, avail, cps, ep.x);
-    ep.choice = c->rule == RULE_FANN ? fann_choice(c, ep.x) : choose_mode(c, s, miss_latency(ev));
+    ep.choice = c->rule == RULE_FANN ? fann_choice(c, ep.x) : choose_mode(c, s, miss_latency(ev), c->rule);
     int forced = ep_observer ? ep_observer(ep_observer_ctx, &ep) : -1;
     return forced >= 0 && forced < GPUEST_L1C_MODES ? forced : ep.choice;
 }

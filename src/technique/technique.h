@@ -105,9 +105,23 @@ size_t gpuest_technique_set_stats(gpuest_technique_set_t *set, gpuest_technique_
  * (technique.l1_compression = fann, docs/latte-cc.md). At the end of every EP of every SM the
  * compressed L1 policy computes the features below from what the SM observes; the fann policy
  * feeds them to models/latte-fann.net (outputs: none, BDI, SC; the largest wins). */
-#define GPUEST_L1C_FANN_FEATURES 18
-#define GPUEST_L1C_FANN_OUTPUTS 3 /* none, BDI, SC */
+#define GPUEST_L1C_FANN_FEATURES 24 /* 18 observed + 3 AMAT_GPU estimates + the rule's choice (one-hot) */
+#define GPUEST_L1C_FANN_OUTPUTS 3   /* none, BDI, SC */
 extern const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES];
+
+/* The fann policy's decision from the network's outputs y (none, BDI, SC) and the output index
+ * `rule` of LATTE-CC's own choice at this EP end. A model trained on targets relative to the rule
+ * (span > 0) has output k read 0.5 + s_k / (2 span), s_k the share of cycles mode k saves against
+ * the rule's mode, so it predicts s_k = (y[k] - y[rule]) 2 span: the policy leaves the rule only
+ * for its largest output and only when that predicted saving exceeds `margin` (a share). With
+ * span <= 0 (targets not relative to the rule) the largest output wins, ties to the lower index.
+ * Returns an output index. */
+int gpuest_l1c_fann_decide(const double y[GPUEST_L1C_FANN_OUTPUTS], int rule, double span, double margin);
+/* 1 when every feature of x lies inside the range the network saw in training, else 0. A model
+ * with the metadata 'range_guard' = 1 decides only there; outside it the rule's choice runs (a
+ * network extrapolating to decompression queues deeper than any it was trained on is no guide). */
+struct gpuest_learn_net_s;
+int gpuest_l1c_fann_in_range(const struct gpuest_learn_net_s *net, const double x[GPUEST_L1C_FANN_FEATURES]);
 
 /* One EP end as an observer sees it. */
 typedef struct {

@@ -79,6 +79,23 @@ static void test_label_ties(void **st)
     assert_int_equal(cli_fork_label(c, 3, 0.02), 2);
 }
 
+/* Rollout labels: the rule's choice (base) unless another mode is strictly cheaper. Catches a
+ * base that loses ties (cli_fork_label would give BDI for {30, 10, 10}), a margin left in (98 is
+ * 2 % under 100 and must win), ties among the others not going to the lower index, a missing
+ * cost not refused. */
+static void test_label_base_keeps_rule_on_ties(void **st)
+{
+    (void)st;
+    const double a[3] = {30, 10, 10}, b[3] = {100, 99, 98}, c[3] = {100, 99, 99}, d[3] = {10, 20, NAN};
+    assert_int_equal(cli_fork_label_base(a, 3, 2), 2);
+    assert_int_equal(cli_fork_label_base(a, 3, 0), 1);
+    assert_int_equal(cli_fork_label_base(b, 3, 0), 2);
+    assert_int_equal(cli_fork_label_base(b, 3, 2), 2);
+    assert_int_equal(cli_fork_label_base(c, 3, 0), 1);
+    assert_int_equal(cli_fork_label_base(c, 3, 2), 2);
+    assert_int_equal(cli_fork_label_base(d, 3, 0), -1);
+}
+
 /* ---------------------------------------------------------------- the oracle on a scripted SM */
 static const int cycles_per_access[GPUEST_L1C_MODES] = {3, 2, 4, 5};
 
@@ -97,7 +114,7 @@ static void test_oracle_labels_fastest_mode(void **st)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(cli_l1c_oracle_start("scripted", 1, 1, &e), GPUEST_OK);
+    assert_int_equal(cli_l1c_oracle_start("scripted", 1, 1, 0, &e), GPUEST_OK);
     uint64_t cycle = 1000;
     int modes_seen[3] = {-1, -1, -1};
     for (int i = 0; i < 3 * 256 + 10; i++) { /* EP 3 ends after the run: EP 2's children report nothing */
@@ -144,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_branch_costs_from_checkpoint),
         cmocka_unit_test(test_child_without_report),
         cmocka_unit_test(test_label_ties),
+        cmocka_unit_test(test_label_base_keeps_rule_on_ties),
         cmocka_unit_test(test_oracle_labels_fastest_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -288,7 +288,10 @@ static void test_static_choice(void **state)
  * position 1) / 2 misses, 146 follower misses; counters: 6000 available-warp cycles over 2000
  * cycles, 1000 issues in 500 scheduler runs. By hand: avail 3, cycles per schedule 2, LT 6, hit
  * ratios 0.2 / 0.4 / 0.8, waits 4 and 28, miss rate 218/256, miss latency 200, queue depth 28/28,
- * capacity 64 x 128 / 16384 = 0.5, EP 0, mode none, hit extra (80 + 224) / 38 = 8. */
+ * capacity 64 x 128 / 16384 = 0.5, EP 0, mode none, hit extra (80 + 224) / 38 = 8; the rule's
+ * estimates (eq. 2, LT 6, miss latency 200, hit latency 20 + wait): none (10 x 14 + 40 x 200) / 50
+ * = 162.8, BDI (20 x 18 + 30 x 200) / 50 = 127.2, SC (8 x 42 + 2 x 200) / 10 = 73.6, so the rule's
+ * choice is SC (one-hot 0, 0, 1). */
 static gpuest_l1c_ep_t last_ep;
 static int seen_eps;
 
@@ -338,13 +341,15 @@ static void test_fann_features_on_scripted_ep(void **state)
     feature_ep(&f);
     assert_int_equal(seen_eps, 1);
     static const double want[GPUEST_L1C_FANN_FEATURES] = {
-        3, 2, 6, 0.2, 0.4, 0.8, 4, 28, 218.0 / 256, 218.0 / 256, 200, 1, 0.5, 0, 1, 0, 0, 8};
+        3, 2, 6, 0.2, 0.4, 0.8, 4, 28, 218.0 / 256, 218.0 / 256, 200, 1, 0.5, 0, 1, 0, 0, 8, 162.8, 127.2, 73.6,
+        0, 0, 1};
     for (int i = 0; i < GPUEST_L1C_FANN_FEATURES; i++)
         if (fabs(last_ep.x[i] - want[i]) > 1e-12)
             fail_msg("feature %s: %.17g, want %.17g", gpuest_l1c_fann_feature_names[i], last_ep.x[i], want[i]);
     assert_int_equal(last_ep.ep, 0);
     assert_int_equal(last_ep.mode, GPUEST_L1C_NONE);
     assert_int_equal(last_ep.choice, tech_l1c_mode(f.h.ctx, 0)); /* no override: the rule's choice runs */
+    assert_int_equal(last_ep.choice, GPUEST_L1C_SC);            /* and the one-hot feature names it */
     /* EP 1, all misses: the change of the miss rate, EP 1, the mode chosen at the end of EP 0 */
     int m1 = tech_l1c_mode(f.h.ctx, 0);
     access_q(&f, FOLLOWER_SET, 0, 256, 0, 0, 0);
@@ -353,6 +358,14 @@ static void test_fann_features_on_scripted_ep(void **state)
     assert_true(last_ep.x[13] == 1.0);
     assert_true(last_ep.x[14 + (m1 == GPUEST_L1C_BDI ? 1 : m1 == GPUEST_L1C_SC ? 2 : 0)] == 1.0);
     assert_int_equal(last_ep.mode, m1);
+    /* EP 1 counts no insertion (the window is EP 0) and its hits went to a follower set, so the
+     * period's counters are those of EP 0 and the rule's estimates (miss latency still 200 with
+     * no fill reported) only change through LT: EP 1 ran 0 cycles, so avail = cps = LT = 0 and
+     * none = (10 x 20 + 8000) / 50 = 164, BDI = (20 x 24 + 6000) / 50 = 129.6, SC = (8 x 48 + 400)
+     * / 10 = 78.4: still SC */
+    assert_true(fabs(last_ep.x[18] - 164.0) < 1e-9 && fabs(last_ep.x[19] - 129.6) < 1e-9 &&
+                fabs(last_ep.x[20] - 78.4) < 1e-9);
+    assert_true(last_ep.x[21] == 0 && last_ep.x[22] == 0 && last_ep.x[23] == 1);
     gpuest_l1c_set_ep_observer(NULL, NULL);
     done(&f);
 }
@@ -384,7 +397,10 @@ static void test_observer_forces_mode(void **state)
  * SC 73.6 at LT 6), SC after an EP of hits (miss rate 0). */
 static char model_dir[64];
 
-static void write_model(size_t n_in)
+/* span, margin < 0: a model without the 'rule_span' / 'margin' metadata (largest output wins). */
+static int model_guard; /* 1: write_model_meta also sets 'range_guard' */
+
+static void write_model_meta(size_t n_in, double span, double margin)
 {
     gpuest_learn_data_t d;
     gpuest_learn_data_init(&d, n_in, GPUEST_L1C_FANN_OUTPUTS);
@@ -402,6 +418,12 @@ static void write_model(size_t n_in)
     gpuest_learn_net_t *net = NULL;
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_learn_train(&d, &o, &net, &e), GPUEST_OK);
+    if (span >= 0)
+        assert_int_equal(gpuest_learn_net_set_meta(net, "rule_span", span), GPUEST_OK);
+    if (margin >= 0)
+        assert_int_equal(gpuest_learn_net_set_meta(net, "margin", margin), GPUEST_OK);
+    if (model_guard)
+        assert_int_equal(gpuest_learn_net_set_meta(net, "range_guard", 1), GPUEST_OK);
     char np[128], sp[128];
     snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
     snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
@@ -409,6 +431,8 @@ static void write_model(size_t n_in)
     gpuest_learn_net_destroy(net);
     gpuest_learn_data_free(&d);
 }
+
+static void write_model(size_t n_in) { write_model_meta(n_in, -1, -1); }
 
 static void test_fann_policy_applies_network(void **state)
 {
@@ -427,6 +451,86 @@ static void test_fann_policy_applies_network(void **state)
     feature_ep(&f);
     assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_BDI);
     access_q(&f, FOLLOWER_SET, 1, 256, GPUEST_L1C_NONE, 0, 0); /* miss rate 0 */
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_SC);
+    done(&f);
+    fixture_model_dir = NULL;
+}
+
+/* gpuest_l1c_fann_decide by hand. Outputs (0.5, 0.6, 0.55), rule none, span 2 %: BDI is the
+ * largest and predicts a saving of (0.6 - 0.5) x 2 x 0.02 = 0.4 %: above a 0.3 % margin it wins,
+ * under a 0.5 % margin the rule's none stays (a decision without the factor 2 would predict 0.2 %
+ * and keep none at 0.3 %; one that ignores the margin takes BDI at 0.5 %). Span 0: the largest
+ * output whatever the rule. All outputs equal: the rule's choice with a span, the lowest index
+ * without. The rule's own output largest: the rule. */
+static void test_fann_decide_margin(void **state)
+{
+    (void)state;
+    const double y[3] = {0.5, 0.6, 0.55}, flat[3] = {0.5, 0.5, 0.5}, y2[3] = {0.7, 0.4, 0.6};
+    assert_int_equal(gpuest_l1c_fann_decide(y, 0, 0.02, 0.003), 1);
+    assert_int_equal(gpuest_l1c_fann_decide(y, 0, 0.02, 0.005), 0);
+    assert_int_equal(gpuest_l1c_fann_decide(y, 2, 0.02, 0.001), 1); /* (0.6 - 0.55) x 0.04 = 0.2 % > 0.1 % */
+    assert_int_equal(gpuest_l1c_fann_decide(y, 2, 0.02, 0.003), 2);
+    assert_int_equal(gpuest_l1c_fann_decide(y, 0, 0, 0.5), 1);
+    assert_int_equal(gpuest_l1c_fann_decide(y, 1, 0.02, 0), 1);
+    assert_int_equal(gpuest_l1c_fann_decide(flat, 2, 0.02, 0), 2);
+    assert_int_equal(gpuest_l1c_fann_decide(flat, 2, 0, 0), 0);
+    /* rule SC, none predicted (0.7 - 0.6) x 0.04 = 0.4 % cheaper */
+    assert_int_equal(gpuest_l1c_fann_decide(y2, 2, 0.02, 0.003), 0);
+    assert_int_equal(gpuest_l1c_fann_decide(y2, 2, 0.02, 0.004 + 1e-9), 2);
+}
+
+/* The policy reads the model's 'rule_span' and 'margin': the network of write_model outputs about
+ * (0, 1, 0) after the scripted EP, where the rule picks SC; with span 2 % the predicted saving of
+ * BDI is about (1 - 0) x 0.04 = 4 %: a 1 % margin takes BDI, a 5 % margin keeps the rule's SC. */
+static void test_fann_policy_margin_from_model(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture_model_dir = model_dir;
+    write_model_meta(GPUEST_L1C_FANN_FEATURES, 0.02, 0.01);
+    fixture(&f, GPUEST_L1COMP_FANN);
+    feature_ep(&f);
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_BDI);
+    done(&f);
+    write_model_meta(GPUEST_L1C_FANN_FEATURES, 0.02, 0.05);
+    fixture(&f, GPUEST_L1COMP_FANN);
+    feature_ep(&f);
+    assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_SC);
+    done(&f);
+    fixture_model_dir = NULL;
+}
+
+/* The range guard. write_model's network saw x[8] in [0.1, 0.903] and every other input at 0: a
+ * point with x[8] = 0.5 is inside, x[8] = 0.95 or x[3] = 0.1 outside. The scripted EP has
+ * features far from 0, so a guarded model leaves the choice to the rule (SC) where the same
+ * network unguarded picks BDI (test_fann_policy_applies_network). Catches a guard that ignores
+ * the training range, checks only some inputs, or is applied without the model asking for it. */
+static void test_fann_range_guard(void **state)
+{
+    (void)state;
+    fx_t f;
+    fixture_model_dir = model_dir;
+    model_guard = 1;
+    write_model(GPUEST_L1C_FANN_FEATURES);
+    model_guard = 0;
+    char np[128], sp[128];
+    snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
+    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
+    gpuest_learn_net_t *net = NULL;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_learn_net_load(np, sp, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS, &net, &e),
+                     GPUEST_OK);
+    double x[GPUEST_L1C_FANN_FEATURES] = {0};
+    x[8] = 0.5;
+    assert_int_equal(gpuest_l1c_fann_in_range(net, x), 1);
+    x[8] = 0.95;
+    assert_int_equal(gpuest_l1c_fann_in_range(net, x), 0);
+    x[8] = 0.5;
+    x[3] = 0.1;
+    assert_int_equal(gpuest_l1c_fann_in_range(net, x), 0);
+    gpuest_learn_net_destroy(net);
+    fixture(&f, GPUEST_L1COMP_FANN);
+    feature_ep(&f);
     assert_int_equal(tech_l1c_mode(f.h.ctx, 0), GPUEST_L1C_SC);
     done(&f);
     fixture_model_dir = NULL;
@@ -459,7 +563,10 @@ static void test_fann_model_errors(void **state)
     unlink(sp);
     expect_create_error("latte-fann.scale.csv: cannot open"); /* missing */
     write_model(4);
-    expect_create_error("network shape 4 x 3, expected 18 x 3"); /* 4 inputs, not 18 */
+    expect_create_error("network shape 4 x 3, expected 24 x 3"); /* 4 inputs, not 24 */
+    write_model(18);
+    expect_create_error("network shape 18 x 3, expected 24 x 3"); /* the first selector's 18 features */
+    expect_create_error("18 features"); /* and the message says what an old model is */
     write_model(GPUEST_L1C_FANN_FEATURES);
     FILE *fp = fopen(np, "r+");
     assert_non_null(fp);
@@ -489,6 +596,9 @@ int main(void)
         cmocka_unit_test(test_observer_forces_mode),
         cmocka_unit_test(test_fann_policy_applies_network),
         cmocka_unit_test(test_fann_model_errors),
+        cmocka_unit_test(test_fann_decide_margin),
+        cmocka_unit_test(test_fann_policy_margin_from_model),
+        cmocka_unit_test(test_fann_range_guard),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(model_dir);

@@ -81,7 +81,8 @@ static void write_labels(const char *path, int ties)
     static const char *const names[] = {"avail_warps", "cycles_per_schedule", "latency_tolerance",
                                         "hit_ratio_none", "hit_ratio_bdi", "hit_ratio_sc", "wait_bdi", "wait_sc",
                                         "miss_rate", "miss_rate_change", "miss_latency", "queue_depth", "capacity",
-                                        "ep_in_period", "mode_none", "mode_bdi", "mode_sc", "hit_extra"};
+                                        "ep_in_period", "mode_none", "mode_bdi", "mode_sc", "hit_extra",
+                                        "amat_none", "amat_bdi", "amat_sc", "rule_none", "rule_bdi", "rule_sc"};
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -115,8 +116,78 @@ static void test_fann_train_prefers_cost_targets(void **state)
     write_labels(va, 0);
     snprintf(cmd, sizeof cmd, "l1c-fann train --train %s --valid %s --model-dir %s --epochs 300", tr, va, dir);
     assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
-    assert_non_null(strstr(out, "target label hidden  4: train agree 0.800"));
-    assert_non_null(strstr(out, "kept: target cost, hidden 4, valid regret 0.00 %"));
+    assert_non_null(strstr(out, "target label hidden  4 margin 0.000 %: train agree 0.800"));
+    assert_non_null(strstr(out, "kept: target cost, hidden 4, margin 0.000 %, valid regret 0.00 %"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Label files for rule-relative targets: every feature = v; the rule chose SC (rule_choice 2)
+ * everywhere. v < 0.5: the rule is right (SC 1000 cycles, none and BDI 1010); v >= 0.5: BDI is
+ * 1.5 % cheaper than the rule's SC (985 against 1000, none 1000). n values of v in [0, 1]. */
+static void write_rule_labels(const char *path, int n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 24; i++)
+        fprintf(f, "%s,", i < 18 ? (const char *[]){"avail_warps", "cycles_per_schedule", "latency_tolerance",
+                                                    "hit_ratio_none", "hit_ratio_bdi", "hit_ratio_sc", "wait_bdi",
+                                                    "wait_sc", "miss_rate", "miss_rate_change", "miss_latency",
+                                                    "queue_depth", "capacity", "ep_in_period", "mode_none",
+                                                    "mode_bdi", "mode_sc", "hit_extra"}[i]
+                                 : (const char *[]){"amat_none", "amat_bdi", "amat_sc", "rule_none", "rule_bdi",
+                                                    "rule_sc"}[i - 18]);
+    fprintf(f, "rule_choice,cycles_none,cycles_bdi,cycles_sc,label\n");
+    for (int k = 0; k < n; k++) {
+        double v = k / (n - 1.0);
+        for (int i = 0; i < 24; i++)
+            fprintf(f, "%.4f,", v);
+        if (v < 0.5)
+            fprintf(f, "2,1010,1010,1000,2\n");
+        else
+            fprintf(f, "2,1000,985,1000,1\n");
+    }
+    fclose(f);
+}
+
+/* The line of `out` that starts with prefix must contain want. */
+static void line_has(const char *prefix, const char *want)
+{
+    const char *p = strstr(out, prefix);
+    if (!p)
+        fail_msg("no line '%s' in:\n%s", prefix, out);
+    const char *end = strchr(p, '\n');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), p);
+    if (!strstr(line, want))
+        fail_msg("line '%s' lacks '%s'", line, want);
+}
+
+/* Rule-relative targets and the margin (span 5 %): the network learns BDI's 1.5 % saving for
+ * v >= 0.5, an output near 0.5 + 0.015 / 0.1 = 0.65 against the rule's 0.5, a predicted saving
+ * near (0.65 - 0.5) x 2 x 5 % = 1.5 %; for v < 0.5 the others read 0.5 - 0.01 / 0.1 = 0.4. So
+ * margins up to 1 % follow BDI where it pays (validation regret 0), the 2 % and 3 % margins keep
+ * the rule everywhere and lose 10 x 15 cycles of 10 x 985 + 10 x 1000: 0.76 %, the rule's own
+ * regret. Catches a saving of the wrong sign (it would leave the rule where the rule is right), a
+ * margin that is not applied (2 % would read 0.00 %) or not compared with the predicted saving in
+ * cycles (a missing factor 2 x span), and a kept margin that is not the largest of least regret. */
+static void test_fann_train_rule_targets_and_margin(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpuest-l1cfann-XXXXXX", cmd[256], tr[64], va[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(tr, sizeof tr, "%s/train.csv", dir);
+    snprintf(va, sizeof va, "%s/valid.csv", dir);
+    write_rule_labels(tr, 40);
+    write_rule_labels(va, 20);
+    snprintf(cmd, sizeof cmd, "l1c-fann train --train %s --valid %s --model-dir %s --epochs 300", tr, va, dir);
+    assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
+    line_has("target rule  hidden  4 margin 0.000 %", "valid agree 1.000 regret 0.00 %");
+    line_has("target rule  hidden  4 margin 1.000 %", "valid agree 1.000 regret 0.00 %");
+    line_has("target rule  hidden  4 margin 2.000 %", "valid agree 0.500 regret 0.76 %");
+    line_has("target rule  hidden  4 margin 3.000 %", "valid agree 0.500 regret 0.76 %");
+    line_has("rule (latte_cc) on valid", "agree 0.500 regret 0.76 %");
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
@@ -128,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_estimate_takes_every_policy),
         cmocka_unit_test(test_fann_policy_and_oracle_options),
         cmocka_unit_test(test_fann_train_prefers_cost_targets),
+        cmocka_unit_test(test_fann_train_rule_targets_and_margin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
