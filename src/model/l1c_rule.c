@@ -105,6 +105,13 @@ static int external_pick(const gpuest_model_transform_t *t, const gpuest_gpu_est
         v.current = cur;
         v.miss_latency = est[cur].miss_latency;
         v.miss_rate = 1.0 - v.hit_ratio[cur];
+        v.rule = 0; /* as the simulator's SM sees it: every mode at the current miss latency */
+        for (int i = 0; i < n; i++) {
+            v.amat_gpu[i] = amat_gpu(v.hit_ratio[i], hit_latency + v.hit_extra[i], v.latency_tolerance,
+                                     v.miss_latency);
+            if (v.amat_gpu[i] < v.amat_gpu[v.rule])
+                v.rule = i;
+        }
         int next = t->l1c_choose(&v);
         if (next < 0 || next >= n || next == cur)
             break;

@@ -353,6 +353,10 @@ typedef struct gpuest_model_l1c_view_s {
     int modes, current;
     int mode_id[4];
     double hit_ratio[4], hit_extra[4], capacity[4];
+    /* LATTE-CC's view (the FANN selector's inputs 18-23): each candidate's AMAT_GPU (eq. 2 with
+     * the current miss latency) and the candidate the AMAT_GPU rule takes */
+    double amat_gpu[4];
+    int rule;
 } gpuest_model_l1c_view_t;
 
 /* The share of an added L1 hit latency the SM does not hide: max(0, extra - lt), lt the latency

@@ -365,6 +365,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
  * (kept for the process's life: the model calls the rule long after the transform returns). */
 static gpuest_learn_net_t *fann_net;
 static char fann_dir[1024];
+static double fann_span, fann_margin, fann_guard;
 
 static gpuest_err fann_load(const char *model_dir, gpuest_error_t *err)
 {
@@ -379,6 +380,13 @@ static gpuest_err fann_load(const char *model_dir, gpuest_error_t *err)
                                      err));
     gpuest_learn_net_destroy(fann_net);
     fann_net = net;
+    /* the decision settings the simulator's policy reads from the same metadata */
+    if (!gpuest_learn_net_get_meta(net, "rule_span", &fann_span))
+        fann_span = 0;
+    if (!gpuest_learn_net_get_meta(net, "margin", &fann_margin))
+        fann_margin = 0;
+    if (!gpuest_learn_net_get_meta(net, "range_guard", &fann_guard))
+        fann_guard = 0;
     snprintf(fann_dir, sizeof fann_dir, "%s", dir);
     return GPUEST_OK;
 }
@@ -404,22 +412,27 @@ void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, 
     x[15] = v->mode_id[c] == GPUEST_L1C_BDI;
     x[16] = v->mode_id[c] == GPUEST_L1C_SC;
     x[17] = v->hit_extra[c];
+    for (int k = 0; k < GPUEST_L1C_FANN_OUTPUTS; k++) {
+        x[18 + k] = k < v->modes ? v->amat_gpu[k] : -1.0; /* the simulator's -1: a mode never seen */
+        x[21 + k] = k == v->rule;
+    }
 }
 
 /* The network at each of a period's 10 EP positions (the position is a feature; the model has no
- * time), each EP's largest output taken (ties: the lower latency mode); the candidate most EPs
- * take wins (ties: the lower latency one). */
+ * time), each EP deciding as the simulator's policy does (gpuest_l1c_fann_decide with the model's
+ * margin, the rule's choice outside the training range when the model asks for the guard); the
+ * candidate most EPs take wins (ties: the lower latency one). */
 static int fann_rule(const gpuest_model_l1c_view_t *v)
 {
     int votes[GPUEST_L1C_FANN_OUTPUTS] = {0};
     for (int ep = 0; ep < L1CM_PERIOD; ep++) {
         double x[GPUEST_L1C_FANN_FEATURES], y[GPUEST_L1C_FANN_OUTPUTS];
         tech_l1c_fann_features(v, ep, x);
-        gpuest_learn_net_run(fann_net, x, y);
-        int best = 0;
-        for (int i = 1; i < GPUEST_L1C_FANN_OUTPUTS; i++)
-            if (y[i] > y[best])
-                best = i;
+        int best = v->rule;
+        if (!(fann_guard > 0 && !gpuest_l1c_fann_in_range(fann_net, x))) {
+            gpuest_learn_net_run(fann_net, x, y);
+            best = gpuest_l1c_fann_decide(y, v->rule, fann_span, fann_margin);
+        }
         votes[best]++;
     }
     int pick = 0;

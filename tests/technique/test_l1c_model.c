@@ -164,7 +164,8 @@ static void test_adaptive_candidates(void **state)
     assert_non_null(t.l1c_choose);
 }
 
-/* The FANN features the model supplies, at candidate 1 (BDI) and EP position 3. */
+/* The FANN features the model supplies, at candidate 1 (BDI) and EP position 3, with the rule's
+ * AMAT_GPU per candidate and its choice (SC) in inputs 18-23. */
 static void test_fann_features(void **state)
 {
     (void)state;
@@ -184,10 +185,15 @@ static void test_fann_features(void **state)
     v.hit_ratio[2] = 0.7;
     v.hit_extra[1] = 1.5;
     v.capacity[1] = 1.8;
+    v.amat_gpu[0] = 125.0; /* LATTE-CC's view: eq. 2 per candidate, the rule on SC */
+    v.amat_gpu[1] = 100.75;
+    v.amat_gpu[2] = 86.0;
+    v.rule = 2;
     double x[GPUEST_L1C_FANN_FEATURES];
     tech_l1c_fann_features(&v, 3, x);
     const double want[GPUEST_L1C_FANN_FEATURES] = {2.0, 1.5, 3.0, 0.5, 0.6, 0.7, 2.0, 14.0, 0.4,
-                                                   0.0, 250.0, 0.0, 1.8, 3.0, 0.0, 1.0, 0.0, 1.5};
+                                                   0.0, 250.0, 0.0, 1.8, 3.0, 0.0, 1.0, 0.0, 1.5,
+                                                   125.0, 100.75, 86.0, 0.0, 0.0, 1.0};
     for (int i = 0; i < GPUEST_L1C_FANN_FEATURES; i++)
         if (x[i] != want[i])
             fail_msg("feature %d (%s): %g, expected %g", i, gpuest_l1c_fann_feature_names[i], x[i], want[i]);
