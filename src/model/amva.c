@@ -123,26 +123,49 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
         tol = 1e-9;
     /* The Schweitzer fixed point in one unknown: every residence follows from the group's
      * throughput xg (residence_at), and xg = n / sum R(xg); sum R is increasing in xg, so
-     * g(xg) = xg sum R(xg) - n has one root, found by bisection between 0 and the first bound
-     * (n / the residences with nobody seen; past a queue's bound R is infinite). The
-     * same fixed point the classic substitution iteration reaches, without its slow convergence
-     * near saturation. `start` is not needed (kept for callers that have one). */
+     * g(xg) = xg sum R(xg) - n has one root, between 0 and the first bound (n / the residences
+     * with nobody seen; past a queue's bound R is infinite). The same fixed point the classic
+     * substitution iteration reaches, without its slow convergence near saturation. The root is
+     * bracketed and found by secant steps with the Illinois rule (each R is a ratio of linear
+     * functions of xg, so g is smooth and the steps converge superlinearly: about 10 evaluations
+     * where a bisection to the same 1e-15 needs 50), a halving where an end is infinite (past a
+     * bound). `start` is not needed (kept for callers that have one). */
     (void)start;
     double s0 = 0.0; /* residences with nobody seen: sum R(xg) >= s0, so the root is below n / s0 */
     for (int i = 0; i < k; i++)
         s0 += residence_at(&st[i], 0.0, groups, n);
-    double lo = 0.0, hi = n / s0;
-    int it;
+    double lo = 0.0, hi = n / s0, glo = -n, ghi = INFINITY;
+    int it, kept = 0;
     for (it = 1; it <= 200; it++) {
-        double mid = 0.5 * (lo + hi), sum = 0.0;
+        double w = hi - lo, mid;
+        if (w <= 1e-15 * hi || w <= tol * 1e-6 * hi)
+            break;
+        if (isfinite(ghi)) {
+            double edge = 0.25 * (1e-15 * hi > tol * 1e-6 * hi ? 1e-15 * hi : tol * 1e-6 * hi);
+            mid = hi - ghi * w / (ghi - glo);
+            /* next to an end, step just past it, so that the bracket closes from both sides */
+            if (!(mid > lo + edge))
+                mid = lo + edge;
+            if (!(mid < hi - edge))
+                mid = hi - edge;
+        } else {
+            mid = 0.5 * (lo + hi);
+        }
+        double sum = 0.0;
         for (int i = 0; i < k && isfinite(sum); i++)
             sum += residence_at(&st[i], mid, groups, n);
-        if (isfinite(sum) && mid * sum < n)
-            lo = mid;
-        else
-            hi = mid;
-        if (hi - lo <= 1e-15 * hi || hi - lo <= tol * 1e-6 * hi)
-            break;
+        double g = isfinite(sum) ? mid * sum - n : INFINITY;
+        if (g < 0) {
+            lo = mid, glo = g;
+            if (kept == -1)
+                ghi *= 0.5; /* Illinois: the upper end stayed twice */
+            kept = -1;
+        } else {
+            hi = mid, ghi = g;
+            if (kept == 1)
+                glo *= 0.5;
+            kept = 1;
+        }
     }
     double xg = lo, q1[GPUEST_AMVA_MAX_STATIONS], sum = 0.0;
     for (int i = 0; i < k; i++) {

@@ -27,7 +27,7 @@ static void port_loads(gpuest_model_noc_t *m, double scale)
     for (int r = 0; r < m->routers; r++)
         for (int i = 0; i < m->ports; i++)
             for (int o = 0; o < m->ports; o++)
-                for (int c = 0; c < m->ncls; c++) {
+                for (int c = 0; c < m->ncls && m->used[((size_t)r * m->ports + i) * m->ports + o]; c++) {
                     double f = m->pk[noc_pk_idx(m, r, i, o, c)] * m->len[c] * scale;
                     size_t base = (size_t)m->plane[c] * m->routers + r;
                     m->util_in[base * m->ports + i] += f;
@@ -97,12 +97,12 @@ static int solve_outputs(gpuest_model_noc_t *m, double scale, const gpuest_model
                 double rho = 0.0, m2 = 0.0, sq = 0.0;
                 for (int i = 0; i < m->ports; i++) {
                     double rho_i = 0.0, s = -1.0;
-                    for (int c = 0; c < m->ncls; c++) {
+                    for (int c = 0; c < m->ncls && m->used[((size_t)r * m->ports + i) * m->ports + o]; c++) {
                         double lam = m->pk[noc_pk_idx(m, r, i, o, c)] * scale;
                         if (lam <= 0.0 || m->plane[c] != pl)
                             continue;
                         if (s < 0.0)
-                            s = stretch(m, pl, r, i, o, scale, pp->conflict);
+                            s = m->str[(((size_t)pl * m->routers + r) * m->ports + i) * m->ports + o];
                         double ser = m->len[c] * s / m->width;
                         /* A packet holds one of the vcs output VCs for its flits, the VC turnaround
                          * and any downstream blocking; the link itself only for its flits. With one
@@ -136,12 +136,12 @@ static int solve_inputs(gpuest_model_noc_t *m, double scale, const gpuest_model_
                 double lam = 0.0, s1 = 0.0, s2 = 0.0, wsum = 0.0;
                 for (int o = 0; o < m->ports; o++) {
                     double s = -1.0;
-                    for (int c = 0; c < m->ncls; c++) {
+                    for (int c = 0; c < m->ncls && m->used[((size_t)r * m->ports + i) * m->ports + o]; c++) {
                         double l = m->pk[noc_pk_idx(m, r, i, o, c)] * scale;
                         if (l <= 0.0 || m->part[c] != pa)
                             continue;
                         if (s < 0.0)
-                            s = stretch(m, m->plane[c], r, i, o, scale, pp->conflict);
+                            s = m->str[(((size_t)m->plane[c] * m->routers + r) * m->ports + i) * m->ports + o];
                         double wo = m->w_out[((size_t)m->plane[c] * m->routers + r) * m->ports + o];
                         double svc = ovh + m->len[c] * s / m->width + wo;
                         lam += l;
@@ -186,12 +186,30 @@ static double inject_stretch(const gpuest_model_noc_t *m, int plane, int r, int 
     return tot > 0.0 ? acc / tot : 1.0;
 }
 
+/* The crossbar conflicts depend on the loads only, not on the waits: computed once per evaluation
+ * (stretch for every hop that carries traffic, inject_stretch for every input port) instead of at
+ * every fixed-point sweep. */
+static void conflict_tables(gpuest_model_noc_t *m, double scale, double conflict)
+{
+    for (int pl = 0; pl < m->planes; pl++)
+        for (int r = 0; r < m->routers; r++)
+            for (int i = 0; i < m->ports; i++) {
+                size_t ri = ((size_t)pl * m->routers + r) * m->ports + i;
+                m->istr[ri] = inject_stretch(m, pl, r, i, scale, conflict);
+                for (int o = 0; o < m->ports; o++)
+                    if (m->used[((size_t)r * m->ports + i) * m->ports + o])
+                        m->str[ri * m->ports + o] = stretch(m, pl, r, i, o, scale, conflict);
+            }
+}
+
 /* Time one packet of class c holds the injection channel of node n. */
 static double inject_service(const gpuest_model_noc_t *m, int n, int c, double scale, double conflict)
 {
     int r = gpuest_net_router_of(&m->topo, n), i = gpuest_net_local_port(&m->topo, n);
     size_t j = ((size_t)m->part[c] * m->routers + r) * m->ports + i;
-    double s = inject_stretch(m, m->plane[c], r, i, scale, conflict);
+    (void)scale;
+    (void)conflict;
+    double s = m->istr[((size_t)m->plane[c] * m->routers + r) * m->ports + i];
     return m->len[c] * s / m->width + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
 }
 
@@ -285,6 +303,8 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
         for (int r = 0; r < m->routers; r++)
             for (int i = 0; i < m->ports; i++)
                 for (int o = 0; o < m->ports; o++) {
+                    if (!m->used[((size_t)r * m->ports + i) * m->ports + o])
+                        continue;
                     double l = m->pkd[noc_pk_idx(m, r, i, o, c)]; /* one wait per delivery behind it */
                     if (l > 0.0)
                         hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + r) * m->ports + i] +
@@ -316,8 +336,46 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
     }
 }
 
+/* The waits a warm evaluation may start from: those of the last converged warm evaluation, when it
+ * was at a scale no higher than this one with the same contention constants. Every wait of the
+ * fixed-point map grows with the others and with the scale, so the iteration started below the
+ * least fixed point climbs to it as the one from zero does, in fewer sweeps near saturation. */
+static int warm_usable(const gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *pp)
+{
+    const gpuest_model_params_t *k = &m->keep_params;
+    return m->keep_valid && m->keep_scale <= scale && k->kappa == pp->kappa && k->conflict == pp->conflict &&
+           k->ca2 == pp->ca2 && k->vc_hold == pp->vc_hold;
+}
+
+static void state_copy(gpuest_model_noc_t *m, int to_keep)
+{
+    size_t rp = (size_t)m->routers * m->ports, n = (size_t)m->nodes;
+    double *live[6] = {m->w_out, m->w_vc, m->w_down, m->w_bp, m->w_mcq, m->w_src};
+    double *kept[6] = {m->k_out, m->k_vc, m->k_down, m->k_bp, m->k_mcq, m->k_src};
+    size_t len[6] = {rp * m->planes, rp * m->nparts, rp * m->nparts, n, n, n * m->planes};
+    for (int a = 0; a < 6; a++)
+        memcpy(to_keep ? kept[a] : live[a], to_keep ? live[a] : kept[a], len[a] * sizeof(double));
+}
+
+static gpuest_err eval_from(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                            gpuest_model_result_t *out, int warm, gpuest_error_t *err);
+
 gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
                                  gpuest_model_result_t *out, gpuest_error_t *err)
+{
+    return eval_from(m, scale, params, out, 0, err);
+}
+
+gpuest_err gpuest_model_noc_eval_warm(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                                      gpuest_model_result_t *out, gpuest_error_t *err)
+{
+    return eval_from(m, scale, params, out, 1, err);
+}
+
+void gpuest_model_noc_forget(gpuest_model_noc_t *m) { m->keep_valid = 0; }
+
+static gpuest_err eval_from(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                            gpuest_model_result_t *out, int warm, gpuest_error_t *err)
 {
     gpuest_model_params_t def;
     if (!params) {
@@ -330,8 +388,13 @@ gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpue
     out->bottleneck_port = -1;
     if (!(scale >= 0.0) || !isfinite(scale))
         return gpuest_fail(err, GPUEST_ERANGE, "NoC model: rate scale must be finite and >= 0 (got %g)", scale);
-    reset_state(m);
+    int from_keep = warm && warm_usable(m, scale, params);
+    if (from_keep)
+        state_copy(m, 0);
+    else
+        reset_state(m);
     port_loads(m, scale);
+    conflict_tables(m, scale, params->conflict);
     double flits = 0.0, delivered = 0.0;
     for (int c = 0; c < m->ncls; c++) {
         flits += m->cls_inj[c] * m->len[c] * scale;
@@ -362,6 +425,12 @@ gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpue
      * the fixed point failing to exist (saturation) rather than a usable answer. */
     if (!sat && !converged)
         sat = 1;
+    if (warm && !sat) { /* the start of the next warm evaluation at this scale or above */
+        state_copy(m, 1);
+        m->keep_valid = 1;
+        m->keep_scale = scale;
+        m->keep_params = *params;
+    }
     out->saturated = sat;
     out->mc_stall_ratio = (!sat && mcs > 0) ? stall / mcs : 0.0;
     if (sat) {

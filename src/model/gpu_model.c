@@ -37,10 +37,6 @@
  * within a fraction of a per cent of the model (checked in tests/model/test_gpu_model.c). */
 #define SURR_POINTS 16
 #define SURR_CAP 0.7
-/* Fixed-point iterations of the open model when probing for saturation: an evaluation still
- * unconverged after this many is taken as saturated (the full model allows 200, which only the
- * last few per cent below saturation need; the closed model never uses the open one there). */
-#define SAT_PROBE_ITER 60
 
 enum {
     ST_ISS, ST_HIT, ST_SMINJ, ST_REQNET, ST_L2, ST_ROP, ST_BANKS, ST_BUS, ST_DRAMLAT, ST_COMP, ST_INJ, ST_REPNET,
@@ -237,40 +233,25 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
     return GPUEST_OK;
 }
 
-/* Saturation scale of the open model: bisection between 0 and the scale at which the hottest
- * link carries one flit per cycle (saturated whatever the waits). 16 halvings (1.5e-5): the result
- * is a step function of kappa at that resolution, far below the fit's 1 % finite-difference steps,
- * so the closed model stays smooth in its parameters. */
-static int stable_at(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, double scale)
-{
-    gpuest_model_params_t probe = *pp;
-    probe.max_iter = SAT_PROBE_ITER;
-    gpuest_model_result_t r;
-    return gpuest_model_noc_eval(m->noc, scale, &probe, &r, NULL) == GPUEST_OK && !r.saturated;
-}
-
+/* Saturation scale of the open model: the root of its largest utilisation minus one
+ * (gpuest_model_noc_saturation_root: a bracketing secant search with warm-started evaluations),
+ * from 0 .. the scale at which the hottest link carries one flit per cycle (saturated whatever the
+ * waits; widened for wider crossbar ports), or from +-10 % around the last kappa's scale when one
+ * was solved (fit, interval derivatives). The bracket ends narrower than SAT_REL_TOL: the result is
+ * then smooth in kappa far below the fit's 1 % finite-difference steps. It replaced a bisection on
+ * the saturated flag (16 halvings with 60-sweep probes from zero, 10 from the +-10 % bracket), which
+ * found the same scale within its 2e-5 resolution (docs/estimator.md, "Speed"). */
+#define SAT_REL_TOL 1e-6
 static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
     if (!(m->hot_load[0] > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
     double lo = 0.0, hi = 1.0 / m->hot_load[0];
-    int halvings = 16;
-    /* a nearby kappa was solved before (fit, interval derivatives): bracket +-10 % around it */
-    if (m->sat_scale > 0 && stable_at(m, pp, 0.9 * m->sat_scale) && !stable_at(m, pp, 1.1 * m->sat_scale)) {
+    if (m->sat_scale > 0) {
         lo = 0.9 * m->sat_scale;
         hi = 1.1 * m->sat_scale;
-        halvings = 10; /* 2e-4 relative: far below the 1 % parameter steps of the derivatives */
-    } else if (stable_at(m, pp, hi)) {
-        lo = hi, hi *= 4.0; /* wider ports (crossbar) can carry more than one flit per cycle */
     }
-    for (int i = 0; i < halvings; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (stable_at(m, pp, mid))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    m->sat_scale = 0.5 * (lo + hi);
+    GPUEST_TRY(gpuest_model_noc_saturation_root(m->noc, pp, lo, hi, SAT_REL_TOL, &m->sat_scale, NULL, err));
     m->hot_capacity = m->hot_load[0] * m->sat_scale;
     if (m->hot_capacity > 1.0)
         m->hot_capacity = 1.0;
@@ -286,10 +267,12 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
  * evaluating the open model at every iteration (the estimate's main cost before). */
 static gpuest_err build_table(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
+    gpuest_model_noc_forget(m->noc);
     for (int j = 0; j < SURR_POINTS; j++) {
         double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
         gpuest_model_result_t r;
-        gpuest_err rc = gpuest_model_noc_eval(m->noc, sc, pp, &r, err);
+        /* rising scales: each point starts from the previous one's waits (the same fixed point) */
+        gpuest_err rc = gpuest_model_noc_eval_warm(m->noc, sc, pp, &r, err);
         if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
             return rc;
         double wr = 0.0, ww = 0.0, rr = 0.0, rw = 0.0;

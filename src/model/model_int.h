@@ -39,6 +39,15 @@ struct gpuest_model_noc_s {
     double *w_mcq;     /* MC reply-queue wait at node n */
     double *util_in;   /* crossbar-input flit load, [(plane * R + r) * P + i] */
     double *util_out;  /* output-port flit load, [(plane * R + r) * P + o] */
+    /* the converged waits of the last warm evaluation (gpuest_model_noc_eval_warm), as the w_ arrays */
+    double *k_out, *k_vc, *k_down, *k_bp, *k_src, *k_mcq;
+    int keep_valid;
+    double keep_scale;
+    gpuest_model_params_t keep_params;
+    /* per evaluation (eval.c, conflict_tables): the crossbar-conflict stretch of every used hop,
+     * [((plane * R + r) * P + i) * P + o], and of every injection, [(plane * R + r) * P + i] */
+    double *str, *istr;
+    unsigned char *used; /* 1 where a hop carries any traffic (pk or pkd > 0), [(r * P + i) * P + o] */
 };
 
 static inline size_t noc_pk_idx(const gpuest_model_noc_t *m, int r, int i, int o, int c)

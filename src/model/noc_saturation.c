@@ -1,0 +1,98 @@
+/* noc_saturation.c: the open NoC model's saturation scale as the root of a continuous function.
+ *
+ * The model saturates where the fixed point of its waits stops existing: in practice where the
+ * utilisation of its hottest queue (an output port, an input VC's servers, a source queue or an MC
+ * reply port, each counting the waits it holds) reaches 1. Below that scale the largest
+ * utilisation of the converged model, u(s), grows smoothly with s (the loads are linear in s, the
+ * crossbar conflicts and the held waits add curvature), so the saturation scale is the root of
+ * g(s) = u(s) - 1. A bisection on the saturated flag (what gpu_model.c did before) needs one
+ * evaluation per halving, 17-27 evaluations from zero; a secant step on g lands next to the root
+ * in two or three, and the Illinois rule (halving the kept end's value when the same end is kept
+ * twice) keeps the bracket shrinking from both sides. Each stable evaluation starts from the waits
+ * of the previous stable one (below this scale, so below the least fixed point: the same fixed
+ * point in fewer sweeps, gpuest_model_noc_eval_warm). A saturated evaluation gives g >= 0: the
+ * utilisation at the sweep where a queue passed 1. Where the flag comes from a fixed point that does
+ * not converge (g may then be below zero) the step is a halving. */
+#include <math.h>
+
+#include "model/model.h"
+
+typedef struct {
+    double s, g;
+    int sat;
+} probe_t;
+
+static probe_t probe(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, double s, int *evals)
+{
+    gpuest_model_result_t r;
+    gpuest_err rc = gpuest_model_noc_eval_warm(m, s, pp, &r, NULL);
+    (*evals)++;
+    probe_t p = {s, r.max_util - 1.0, rc != GPUEST_OK || r.saturated};
+    if (p.sat && !(p.g > 0.0))
+        p.g = 0.0; /* saturated without a queue at 1 (no convergence): the sign alone is known */
+    if (!p.sat && !(p.g < 0.0))
+        p.g = -1e-12;
+    return p;
+}
+
+gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_model_params_t *params, double lo,
+                                            double hi, double rel_tol, double *scale, int *evals,
+                                            gpuest_error_t *err)
+{
+    gpuest_model_params_t def;
+    if (!params) {
+        gpuest_model_params_default(&def);
+        params = &def;
+    }
+    int n = 0;
+    *scale = 0.0;
+    if (!(lo >= 0.0) || !(hi > lo) || !isfinite(hi) || !(rel_tol > 0.0))
+        return gpuest_fail(err, GPUEST_EINVAL, "NoC saturation search: bad bracket [%g, %g] or tolerance %g", lo, hi,
+                           rel_tol);
+    gpuest_model_noc_forget(m); /* the kept waits may belong to other constants or a higher scale */
+    probe_t a = {0.0, -1.0, 0}, b;
+    if (lo > 0.0) { /* a hint: check it */
+        probe_t p = probe(m, params, lo, &n);
+        if (p.sat)
+            hi = lo; /* saturated already: the root lies below */
+        else
+            a = p;
+    }
+    b = probe(m, params, hi, &n);
+    while (!b.sat) { /* the network carries finite load: doubling ends at a saturated scale */
+        a = b;
+        if (b.s > 1e12 || n > 80)
+            return gpuest_fail(err, GPUEST_EINVAL, "NoC saturation search: no saturation up to scale %g", b.s);
+        b = probe(m, params, 2.0 * b.s, &n);
+    }
+    int kept = 0; /* +1: the stable end a was kept last time, -1: the saturated end b */
+    while (b.s - a.s > rel_tol * b.s && n < 100) {
+        double tol = 0.5 * rel_tol * b.s, s;
+        if (b.g > 0.0) {
+            s = b.s - b.g * (b.s - a.s) / (b.g - a.g);
+            /* next to an end, step just past it: a converging secant then closes the bracket */
+            if (s < a.s + tol)
+                s = a.s + tol;
+            if (s > b.s - tol)
+                s = b.s - tol;
+        } else {
+            s = 0.5 * (a.s + b.s);
+        }
+        probe_t p = probe(m, params, s, &n);
+        if (p.sat) {
+            b = p;
+            if (kept == 1)
+                a.g *= 0.5; /* Illinois: the stable end stayed twice */
+            kept = 1;
+        } else {
+            a = p;
+            if (kept == -1)
+                b.g *= 0.5;
+            kept = -1;
+        }
+    }
+    *scale = 0.5 * (a.s + b.s);
+    if (evals)
+        *evals = n;
+    return GPUEST_OK;
+}
