@@ -236,8 +236,8 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
 /* Saturation scale of the open model: the root of its largest utilisation minus one
  * (gpuest_model_noc_saturation_root: a bracketing secant search with warm-started evaluations),
  * from 0 .. the scale at which the hottest link carries one flit per cycle (saturated whatever the
- * waits; widened for wider crossbar ports), or from +-10 % around the last kappa's scale when one
- * was solved (fit, interval derivatives). The bracket ends narrower than SAT_REL_TOL: the result is
+ * waits; widened for wider crossbar ports), or from a bracket of the last kappa's scale when one
+ * was solved (fit, interval derivatives: the root search widens it when it does not hold). The bracket ends narrower than SAT_REL_TOL: the result is
  * then smooth in kappa far below the fit's 1 % finite-difference steps. It replaced a bisection on
  * the saturated flag (16 halvings with 60-sweep probes from zero, 10 from the +-10 % bracket), which
  * found the same scale within its 2e-5 resolution (docs/estimator.md, "Speed"). */
@@ -247,9 +247,9 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
     if (!(m->hot_load[0] > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
     double lo = 0.0, hi = 1.0 / m->hot_load[0];
-    if (m->sat_scale > 0) {
-        lo = 0.9 * m->sat_scale;
-        hi = 1.1 * m->sat_scale;
+    if (m->sat_scale > 0) { /* a nearby kappa's scale: often the root already (a link at capacity) */
+        lo = (1.0 - 0.4 * SAT_REL_TOL) * m->sat_scale;
+        hi = (1.0 + 0.4 * SAT_REL_TOL) * m->sat_scale;
     }
     GPUEST_TRY(gpuest_model_noc_saturation_root(m->noc, pp, lo, hi, SAT_REL_TOL, &m->sat_scale, NULL, err));
     m->hot_capacity = m->hot_load[0] * m->sat_scale;
@@ -265,44 +265,36 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
  * at SURR_POINTS scales evenly spread over 0 .. SURR_CAP x the saturation scale, for one kappa.
  * Built once per (machine, kappa): the outer loop of the closed model then interpolates instead of
  * evaluating the open model at every iteration (the estimate's main cost before). */
+/* Mean delay of the request (classes 0, 2) or reply (1, 3) classes, weighted by their packets;
+ * with the zero-load pipeline alone when zero_only (the curve's first point, where no packet flows
+ * and the weights are the rates' shares, the same at every scale). */
+static double class_delay(const gpuest_model_result_t *r, int reply, int zero_only)
+{
+    double wd = 0.0, w = 0.0;
+    for (int c = 0; c < r->num_classes; c++)
+        if ((c == 1 || c == 3) == reply) {
+            wd += r->cls[c].packets * (r->cls[c].zero_load + (zero_only ? 0.0 : r->cls[c].hop_wait));
+            w += r->cls[c].packets;
+        }
+    return w > 0 ? wd / w : 0.0;
+}
+
 static gpuest_err build_table(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
     gpuest_model_noc_forget(m->noc);
-    for (int j = 0; j < SURR_POINTS; j++) {
+    for (int j = 1; j < SURR_POINTS; j++) {
         double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
         gpuest_model_result_t r;
         /* rising scales: each point starts from the previous one's waits (the same fixed point) */
         gpuest_err rc = gpuest_model_noc_eval_warm(m->noc, sc, pp, &r, err);
         if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
             return rc;
-        double wr = 0.0, ww = 0.0, rr = 0.0, rw = 0.0;
-        for (int c = 0; c < r.num_classes; c++) {
-            double d = r.cls[c].zero_load + r.cls[c].hop_wait;
-            if (c == 0 || c == 2) {
-                wr += r.cls[c].packets * d;
-                ww += r.cls[c].packets;
-            } else {
-                rr += r.cls[c].packets * d;
-                rw += r.cls[c].packets;
-            }
+        m->table_req[j] = class_delay(&r, 0, 0);
+        m->table_rep[j] = class_delay(&r, 1, 0);
+        if (j == 1) { /* scale 0: the zero-load delays, no evaluation needed */
+            m->table_req[0] = class_delay(&r, 0, 1);
+            m->table_rep[0] = class_delay(&r, 1, 1);
         }
-        if (j == 0) { /* at scale 0 no packet flows: weight the classes by their rates at scale 1 */
-            gpuest_model_result_t one;
-            gpuest_model_noc_eval(m->noc, 1e-9, pp, &one, NULL);
-            wr = ww = rr = rw = 0.0;
-            for (int c = 0; c < one.num_classes; c++) {
-                double d = one.cls[c].zero_load, pk = one.cls[c].packets;
-                if (c == 0 || c == 2) {
-                    wr += pk * d;
-                    ww += pk;
-                } else {
-                    rr += pk * d;
-                    rw += pk;
-                }
-            }
-        }
-        m->table_req[j] = ww > 0 ? wr / ww : 0.0;
-        m->table_rep[j] = rw > 0 ? rr / rw : 0.0;
     }
     return GPUEST_OK;
 }

@@ -81,9 +81,12 @@ void gpuest_model_noc_destroy(gpuest_model_noc_t *m)
     free(m->k_bp);
     free(m->k_src);
     free(m->k_mcq);
-    free(m->str);
     free(m->istr);
     free(m->used);
+    free(m->ent);
+    free(m->ord_out);
+    free(m->ord_in);
+    free(m->mdk);
     free(m);
 }
 
@@ -111,10 +114,10 @@ static gpuest_err alloc_arrays(gpuest_model_noc_t *m, gpuest_error_t *err)
     m->k_bp = calloc(n, sizeof(double));
     m->k_mcq = calloc(n, sizeof(double));
     m->k_src = calloc(n * m->planes, sizeof(double));
-    m->str = calloc(rp * m->ports * m->planes, sizeof(double));
     m->istr = calloc(rp * m->planes, sizeof(double));
     m->used = calloc(rp * m->ports, 1);
-    if (!m->str || !m->istr || !m->used)
+    m->mdk = calloc(n * 5, sizeof(double));
+    if (!m->istr || !m->used || !m->mdk)
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
     if (!m->k_out || !m->k_vc || !m->k_down || !m->k_bp || !m->k_mcq || !m->k_src)
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
@@ -318,6 +321,11 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
                 m->mc[n] = 1;
         }
         m->injecting += any;
+    }
+    rc = gpuest_model_noc_prepare(m, err);
+    if (rc != GPUEST_OK) {
+        gpuest_model_noc_destroy(m);
+        return rc;
     }
     *out = m;
     return GPUEST_OK;

@@ -27,7 +27,10 @@ static probe_t probe(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, dou
     gpuest_model_result_t r;
     gpuest_err rc = gpuest_model_noc_eval_warm(m, s, pp, &r, NULL);
     (*evals)++;
-    probe_t p = {s, r.max_util - 1.0, rc != GPUEST_OK || r.saturated};
+    /* h(u) = u - 1 below 1, 1 - 1/u above: the same value and slope at the root, bounded where a
+     * queue past its capacity reports a huge utilisation (a secant from there would crawl) */
+    double u = r.max_util;
+    probe_t p = {s, u < 1.0 ? u - 1.0 : 1.0 - 1.0 / u, rc != GPUEST_OK || r.saturated};
     if (p.sat && !(p.g > 0.0))
         p.g = 0.0; /* saturated without a queue at 1 (no convergence): the sign alone is known */
     if (!p.sat && !(p.g < 0.0))
@@ -49,16 +52,16 @@ gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_
     if (!(lo >= 0.0) || !(hi > lo) || !isfinite(hi) || !(rel_tol > 0.0))
         return gpuest_fail(err, GPUEST_EINVAL, "NoC saturation search: bad bracket [%g, %g] or tolerance %g", lo, hi,
                            rel_tol);
-    gpuest_model_noc_forget(m); /* the kept waits may belong to other constants or a higher scale */
-    probe_t a = {0.0, -1.0, 0}, b;
+    probe_t a = {0.0, -1.0, 0}, b = {0.0, 0.0, 0};
     if (lo > 0.0) { /* a hint: check it */
         probe_t p = probe(m, params, lo, &n);
         if (p.sat)
-            hi = lo; /* saturated already: the root lies below */
+            b = p; /* saturated already: the root lies below */
         else
             a = p;
     }
-    b = probe(m, params, hi, &n);
+    if (!b.sat)
+        b = probe(m, params, hi, &n);
     while (!b.sat) { /* the network carries finite load: doubling ends at a saturated scale */
         a = b;
         if (b.s > 1e12 || n > 80)
@@ -66,18 +69,25 @@ gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_
         b = probe(m, params, 2.0 * b.s, &n);
     }
     int kept = 0; /* +1: the stable end a was kept last time, -1: the saturated end b */
+    probe_t a0 = {0.0, -1.0, 0}; /* the stable point before a (u(0) = 0: no load, no utilisation) */
+    double width[2] = {INFINITY, INFINITY}; /* the bracket's width two and one steps ago */
     while (b.s - a.s > rel_tol * b.s && n < 100) {
-        double tol = 0.5 * rel_tol * b.s, s;
-        if (b.g > 0.0) {
-            s = b.s - b.g * (b.s - a.s) / (b.g - a.g);
-            /* next to an end, step just past it: a converging secant then closes the bracket */
-            if (s < a.s + tol)
-                s = a.s + tol;
-            if (s > b.s - tol)
-                s = b.s - tol;
-        } else {
+        double tol = 0.5 * rel_tol * b.s, s = NAN;
+        if (b.s - a.s > 0.5 * width[0]) /* two steps did not halve the bracket: halve it */
             s = 0.5 * (a.s + b.s);
-        }
+        else if (b.g > 0.0) /* secant across the bracket */
+            s = b.s - b.g * (b.s - a.s) / (b.g - a.g);
+        else if (a.s > a0.s && a.g > a0.g) /* no value at b: extrapolate the two stable points */
+            s = a.s - a.g * (a.s - a0.s) / (a.g - a0.g);
+        if (!isfinite(s))
+            s = 0.5 * (a.s + b.s);
+        width[0] = width[1];
+        width[1] = b.s - a.s;
+        /* next to an end, step just past it: a converging secant then closes the bracket */
+        if (s < a.s + tol)
+            s = a.s + tol;
+        if (s > b.s - tol)
+            s = b.s - tol;
         probe_t p = probe(m, params, s, &n);
         if (p.sat) {
             b = p;
@@ -85,6 +95,7 @@ gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_
                 a.g *= 0.5; /* Illinois: the stable end stayed twice */
             kept = 1;
         } else {
+            a0 = a;
             a = p;
             if (kept == -1)
                 b.g *= 0.5;
