@@ -228,6 +228,7 @@ gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err)
                     id[h] = (int)n++;
                     e->r = r, e->i = i, e->o = o, e->c = c;
                     e->lam = m->pk[h];
+                    e->pkd = m->pkd[h];
                     e->b = stretch(m, m->plane[c], r, i, o, 1.0, 1.0) - 1.0;
                     int in, nb = noc_next(m, r, o, &in);
                     e->down = nb < 0 ? -1 : nb * m->ports + in;
@@ -367,16 +368,13 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
             continue;
         double hw = 0.0, sq = 0.0, mq = 0.0, rq = 0.0;
         double fan = m->cls_inj[c] > 0.0 ? p / m->cls_inj[c] : 1.0; /* deliveries per injected packet */
-        for (int r = 0; r < m->routers; r++)
-            for (int i = 0; i < m->ports; i++)
-                for (int o = 0; o < m->ports; o++) {
-                    if (!m->used[((size_t)r * m->ports + i) * m->ports + o])
-                        continue;
-                    double l = m->pkd[noc_pk_idx(m, r, i, o, c)]; /* one wait per delivery behind it */
-                    if (l > 0.0)
-                        hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + r) * m->ports + i] +
-                                   m->w_out[((size_t)m->plane[c] * m->routers + r) * m->ports + o]);
-                }
+        for (size_t k = 0; k < m->nent; k++) { /* the hops in (r, i, o) order, as the dense loops */
+            const gpuest_model_noc_ent_t *e = &m->ent[k];
+            double l = e->pkd; /* one wait per delivery behind it */
+            if (e->c == c && l > 0.0)
+                hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + e->r) * m->ports + e->i] +
+                           m->w_out[((size_t)m->plane[c] * m->routers + e->r) * m->ports + e->o]);
+        }
         for (int n = 0; n < m->nodes; n++) {
             double li = m->inj[(size_t)n * m->ncls + c], la = m->arr[(size_t)n * m->ncls + c];
             if (m->mc[n] && m->part[c] == 1)

@@ -241,7 +241,7 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
  * then smooth in kappa far below the fit's 1 % finite-difference steps. It replaced a bisection on
  * the saturated flag (16 halvings with 60-sweep probes from zero, 10 from the +-10 % bracket), which
  * found the same scale within its 2e-5 resolution (docs/estimator.md, "Speed"). */
-#define SAT_REL_TOL 1e-6
+#define SAT_REL_TOL 1e-5
 static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
     if (!(m->hot_load[0] > 0))
@@ -279,22 +279,34 @@ static double class_delay(const gpuest_model_result_t *r, int reply, int zero_on
     return w > 0 ? wd / w : 0.0;
 }
 
-static gpuest_err build_table(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
+/* The curve is filled on demand (table_point): the closed model's outer loop reads only the
+ * points around its operating scale (two to six of the sixteen; a saturated network only the last
+ * two), and each point is the same fixed point of the open model whichever are computed before
+ * it. An uncomputed point is NaN, so the kept second kappa's curve (alt) carries its gaps along. */
+static void build_table(gpuest_gpu_model_t *m)
 {
     gpuest_model_noc_forget(m->noc);
-    for (int j = 1; j < SURR_POINTS; j++) {
-        double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
-        gpuest_model_result_t r;
-        /* rising scales: each point starts from the previous one's waits (the same fixed point) */
-        gpuest_err rc = gpuest_model_noc_eval_warm(m->noc, sc, pp, &r, err);
-        if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
-            return rc;
-        m->table_req[j] = class_delay(&r, 0, 0);
-        m->table_rep[j] = class_delay(&r, 1, 0);
-        if (j == 1) { /* scale 0: the zero-load delays, no evaluation needed */
-            m->table_req[0] = class_delay(&r, 0, 1);
-            m->table_rep[0] = class_delay(&r, 1, 1);
-        }
+    for (int j = 0; j < SURR_POINTS; j++)
+        m->table_req[j] = m->table_rep[j] = NAN;
+}
+
+static gpuest_err table_point(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, int j, gpuest_error_t *err)
+{
+    if (!isnan(m->table_req[j]))
+        return GPUEST_OK;
+    if (j == 0) /* scale 0: the zero-load delays, weighted by the rates of any other point */
+        return table_point(m, pp, 1, err);
+    double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
+    gpuest_model_result_t r;
+    /* starts from the waits of the last point evaluated below this one, if any (same fixed point) */
+    gpuest_err rc = gpuest_model_noc_eval_warm(m->noc, sc, pp, &r, err);
+    if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
+        return rc;
+    m->table_req[j] = class_delay(&r, 0, 0);
+    m->table_rep[j] = class_delay(&r, 1, 0);
+    if (isnan(m->table_req[0])) {
+        m->table_req[0] = class_delay(&r, 0, 1);
+        m->table_rep[0] = class_delay(&r, 1, 1);
     }
     return GPUEST_OK;
 }
@@ -331,7 +343,7 @@ static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, 
             }
             m->sat_kappa = m->table_kappa = -1.0;
             GPUEST_TRY(saturation_scale(m, &pp, err));
-            GPUEST_TRY(build_table(m, &pp, err));
+            build_table(m);
         }
         m->sat_kappa = m->table_kappa = kappa;
     }
@@ -341,6 +353,8 @@ static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, 
     if (j > SURR_POINTS - 2)
         j = SURR_POINTS - 2;
     double f = u - j;
+    GPUEST_TRY(table_point(m, &pp, j, err));
+    GPUEST_TRY(table_point(m, &pp, j + 1, err));
     *d_req = (m->table_req[j] + f * (m->table_req[j + 1] - m->table_req[j])) * m->icnt;
     *d_rep = (m->table_rep[j] + f * (m->table_rep[j + 1] - m->table_rep[j])) * m->icnt;
     /* mean load over links that carry traffic, at the real (uncapped) scale */

@@ -9,6 +9,7 @@
 typedef struct {
     int r, i, o, c;
     double lam;     /* packets per cycle at scale 1 (pk) */
+    double pkd;     /* deliveries per cycle behind the hop at scale 1 (pkd) */
     double b;       /* crossbar conflicts: stretch = 1 + conflict x scale x b */
     double bshare;  /* blocking_share of the class */
     int down;       /* downstream router x P + its input port, -1 at an ejection */

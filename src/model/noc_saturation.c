@@ -53,34 +53,41 @@ gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_
         return gpuest_fail(err, GPUEST_EINVAL, "NoC saturation search: bad bracket [%g, %g] or tolerance %g", lo, hi,
                            rel_tol);
     probe_t a = {0.0, -1.0, 0}, b = {0.0, 0.0, 0};
-    if (lo > 0.0) { /* a hint: check it */
+    int hinted = lo > 0.0;
+    if (hinted) { /* a hint (a nearby kappa's root): check it, stepping down 2 %, 4 %, ... if wrong */
         probe_t p = probe(m, params, lo, &n);
-        if (p.sat)
-            b = p; /* saturated already: the root lies below */
-        else
-            a = p;
+        for (double step = 0.02 * lo; p.sat && p.s > 0.0; step *= 2.0) {
+            b = p;
+            p = p.s - step > 0.0 ? probe(m, params, p.s - step, &n) : (probe_t){0.0, -1.0, 0};
+        }
+        a = p;
     }
     if (!b.sat)
         b = probe(m, params, hi, &n);
-    while (!b.sat) { /* the network carries finite load: doubling ends at a saturated scale */
+    for (double step = 0.02 * hi; !b.sat; step *= 2.0) { /* upwards: 2 %, 4 %, ... of a hint; else doubling */
         a = b;
         if (b.s > 1e12 || n > 80)
             return gpuest_fail(err, GPUEST_EINVAL, "NoC saturation search: no saturation up to scale %g", b.s);
-        b = probe(m, params, 2.0 * b.s, &n);
+        b = probe(m, params, hinted ? b.s + step : 2.0 * b.s, &n);
     }
     int kept = 0; /* +1: the stable end a was kept last time, -1: the saturated end b */
     probe_t a0 = {0.0, -1.0, 0}; /* the stable point before a (u(0) = 0: no load, no utilisation) */
     double width[2] = {INFINITY, INFINITY}; /* the bracket's width two and one steps ago */
+    /* A utilisation that jumps at the root (the fixed point ceases to exist below u = 1) leaves the
+     * stable end's value short of zero however close it gets: after two secant steps that did not
+     * halve it, the search goes on by halvings alone. */
+    int slow = 0, jump = 0;
     while (b.s - a.s > rel_tol * b.s && n < 100) {
         double tol = 0.5 * rel_tol * b.s, s = NAN;
-        if (b.s - a.s > 0.5 * width[0]) /* two steps did not halve the bracket: halve it */
+        int secant = 0;
+        if (jump || b.s - a.s > 0.5 * width[0]) /* or two steps did not halve the bracket */
             s = 0.5 * (a.s + b.s);
         else if (b.g > 0.0) /* secant across the bracket */
-            s = b.s - b.g * (b.s - a.s) / (b.g - a.g);
+            s = b.s - b.g * (b.s - a.s) / (b.g - a.g), secant = 1;
         else if (a.s > a0.s && a.g > a0.g) /* no value at b: extrapolate the two stable points */
-            s = a.s - a.g * (a.s - a0.s) / (a.g - a0.g);
+            s = a.s - a.g * (a.s - a0.s) / (a.g - a0.g), secant = 1;
         if (!isfinite(s))
-            s = 0.5 * (a.s + b.s);
+            s = 0.5 * (a.s + b.s), secant = 0;
         width[0] = width[1];
         width[1] = b.s - a.s;
         /* next to an end, step just past it: a converging secant then closes the bracket */
@@ -95,6 +102,10 @@ gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_
                 a.g *= 0.5; /* Illinois: the stable end stayed twice */
             kept = 1;
         } else {
+            if (secant && a.s > 0.0) {
+                slow = p.g < 0.5 * a.g ? slow + 1 : 0; /* |g| not halved (both negative) */
+                jump = jump || slow >= 2;
+            }
             a0 = a;
             a = p;
             if (kept == -1)
