@@ -1,7 +1,8 @@
 #!/bin/sh
 # compare-estimates.sh DIR_A DIR_B [LIMIT]: compares the estimates and intervals (ipc, ipc_lo, ipc_hi,
 # amat, amat_lo, amat_hi) of every validate-*.csv in DIR_A with the file of the same name in DIR_B,
-# row by row; prints the largest relative difference per file and overall, and exits 1 when a file
+# row by row, each difference relative to the row's estimate in DIR_A (ipc for the ipc columns,
+# amat for the amat ones); prints the largest relative difference per file and overall, and exits 1 when a file
 # is missing, the rows differ in number or label, or the largest difference exceeds LIMIT
 # (relative, default 0.001 = 0.1 %). The technique effect (effect_est_pct, a difference of two
 # estimates in per cent) is compared in absolute percentage points and reported beside it.
@@ -29,8 +30,12 @@ for fa in "$a"/validate-*.csv; do
             split("ipc ipc_lo ipc_hi amat amat_lo amat_hi", keys, " ")
             for (k = 1; k <= 6; k++) {
                 x = va[m, col["a", keys[k]]] + 0; y = $(col["b", keys[k]]) + 0
-                d = abs(x - y) / (abs(x) > 1e-12 ? abs(x) : 1)
+                # a bound is compared relative to its estimate (a lower bound clamped near 0 would
+                # otherwise turn a 0.1-cycle change into a 100 % one)
+                ref = abs(va[m, col["a", k <= 3 ? "ipc" : "amat"]] + 0)
+                d = abs(x - y) / (ref > 1e-12 ? ref : 1)
                 if (d > worst) { worst = d; where = $1 " " keys[k] " " x " vs " y }
+                if ((k == 1 || k == 4) && d > west) { west = d }
             }
             e1 = va[m, col["a", "effect_est_pct"]]; e2 = $(col["b", "effect_est_pct"])
             if (e1 != "-" && e2 != "-" && abs(e1 - e2) > weff) { weff = abs(e1 - e2) }
@@ -38,7 +43,7 @@ for fa in "$a"/validate-*.csv; do
         END {
             if (n != m) bad = n " rows against " m
             if (bad != "") { print "MISMATCH " bad; exit }
-            printf "%.3g %s (effect: %.3g points)\n", worst, where == "" ? "-" : where, weff
+            printf "%.3g %s (estimates alone: %.3g; effect: %.3g points)\n", worst, where == "" ? "-" : where, west, weff
         }' "$fa" "$fb")
     echo "$name: $line"
     case $line in MISMATCH*) status=1 ;; esac

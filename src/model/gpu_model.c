@@ -236,12 +236,14 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
 /* Saturation scale of the open model: the root of its largest utilisation minus one
  * (gpuest_model_noc_saturation_root: a bracketing secant search with warm-started evaluations),
  * from 0 .. the scale at which the hottest link carries one flit per cycle (saturated whatever the
- * waits; widened for wider crossbar ports), or from a bracket of the last kappa's scale when one
- * was solved (fit, interval derivatives: the root search widens it when it does not hold). The bracket ends narrower than SAT_REL_TOL: the result is
- * then smooth in kappa far below the fit's 1 % finite-difference steps. It replaced a bisection on
- * the saturated flag (16 halvings with 60-sweep probes from zero, 10 from the +-10 % bracket), which
- * found the same scale within its 2e-5 resolution (docs/estimator.md, "Speed"). */
-#define SAT_REL_TOL 1e-5
+ * waits; widened for wider crossbar ports), or from a bracket of +-0.4 SAT_REL_TOL around the last
+ * kappa's scale when one was solved (fit, interval derivatives; a link at capacity leaves the
+ * scale unchanged, and the search steps out when it moved). The bracket ends narrower than
+ * SAT_REL_TOL, relative: the interval's kappa derivative (1 % steps) needs it; at 1e-5 its
+ * bounds moved by up to 0.3 % of the estimate. It replaced a bisection on the saturated flag (16
+ * halvings with 60-sweep probes from zero, 10 from a +-10 % bracket, 2e-5 and 4e-5 resolution:
+ * the interval's derivative carried that error; docs/estimator.md, "Estimator speed"). */
+#define SAT_REL_TOL 1e-6
 static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
     if (!(m->hot_load[0] > 0))
