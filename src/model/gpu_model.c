@@ -262,11 +262,6 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
     return GPUEST_OK;
 }
 
-/* The surrogate curve: the open model's mean request and reply delays (zero-load pipeline + hop
- * waits, interconnect cycles; the NI source queues and the MC reply queue are explicit stations)
- * at SURR_POINTS scales evenly spread over 0 .. SURR_CAP x the saturation scale, for one kappa.
- * Built once per (machine, kappa): the outer loop of the closed model then interpolates instead of
- * evaluating the open model at every iteration (the estimate's main cost before). */
 /* Mean delay of the request (classes 0, 2) or reply (1, 3) classes, weighted by their packets;
  * with the zero-load pipeline alone when zero_only (the curve's first point, where no packet flows
  * and the weights are the rates' shares, the same at every scale). */
@@ -281,13 +276,17 @@ static double class_delay(const gpuest_model_result_t *r, int reply, int zero_on
     return w > 0 ? wd / w : 0.0;
 }
 
-/* The curve is filled on demand (table_point): the closed model's outer loop reads only the
- * points around its operating scale (two to six of the sixteen; a saturated network only the last
- * two), and each point is the same fixed point of the open model whichever are computed before
- * it. An uncomputed point is NaN, so the kept second kappa's curve (alt) carries its gaps along. */
+/* The surrogate curve: the open model's mean request and reply delays (zero-load pipeline + hop
+ * waits, interconnect cycles; the NI source queues and the MC reply queue are explicit stations)
+ * at SURR_POINTS scales evenly spread over 0 .. SURR_CAP x the saturation scale, for one kappa: the
+ * outer loop of the closed model interpolates on it instead of evaluating the open model at every
+ * iteration. It is filled on demand (table_point): the outer loop reads only the points around its
+ * operating scale (two to six of the sixteen; a saturated network only the last two), and each
+ * point is the open model's fixed point at its scale, evaluated from zero, whichever points were
+ * read before it. An uncomputed point is NaN, so the kept second kappa's curve (alt) carries its
+ * gaps along. */
 static void build_table(gpuest_gpu_model_t *m)
 {
-    gpuest_model_noc_forget(m->noc);
     for (int j = 0; j < SURR_POINTS; j++)
         m->table_req[j] = m->table_rep[j] = NAN;
 }
@@ -300,8 +299,9 @@ static gpuest_err table_point(gpuest_gpu_model_t *m, const gpuest_model_params_t
         return table_point(m, pp, 1, err);
     double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
     gpuest_model_result_t r;
-    /* starts from the waits of the last point evaluated below this one, if any (same fixed point) */
-    gpuest_err rc = gpuest_model_noc_eval_warm(m->noc, sc, pp, &r, err);
+    /* from zero, not warm: a point must not depend on which points were read before it (a batch's
+     * later points read points its earlier ones left; bit-identical to a single estimate) */
+    gpuest_err rc = gpuest_model_noc_eval(m->noc, sc, pp, &r, err);
     if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
         return rc;
     m->table_req[j] = class_delay(&r, 0, 0);

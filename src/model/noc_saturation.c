@@ -1,18 +1,19 @@
 /* noc_saturation.c: the open NoC model's saturation scale as the root of a continuous function.
  *
  * The model saturates where the fixed point of its waits stops existing: in practice where the
- * utilisation of its hottest queue (an output port, an input VC's servers, a source queue or an MC
- * reply port, each counting the waits it holds) reaches 1. Below that scale the largest
- * utilisation of the converged model, u(s), grows smoothly with s (the loads are linear in s, the
- * crossbar conflicts and the held waits add curvature), so the saturation scale is the root of
- * g(s) = u(s) - 1. A bisection on the saturated flag (what gpu_model.c did before) needs one
- * evaluation per halving, 17-27 evaluations from zero; a secant step on g lands next to the root
- * in two or three, and the Illinois rule (halving the kept end's value when the same end is kept
- * twice) keeps the bracket shrinking from both sides. Each stable evaluation starts from the waits
- * of the previous stable one (below this scale, so below the least fixed point: the same fixed
- * point in fewer sweeps, gpuest_model_noc_eval_warm). A saturated evaluation gives g >= 0: the
- * utilisation at the sweep where a queue passed 1. Where the flag comes from a fixed point that does
- * not converge (g may then be below zero) the step is a halving. */
+ * utilisation of one of its queues (an output port, an input VC's servers, a source queue or an MC
+ * reply port, each counting the waits it holds) reaches 1, within one to three sweeps. Below that
+ * scale the largest utilisation of the converged model, u(s), grows with s (the loads are linear in
+ * s, the crossbar conflicts and the held waits add curvature), so the saturation scale is the root
+ * of g(s) = h(u(s)), h(u) = u - 1 below 1 and 1 - 1/u above (the same value and slope at the root,
+ * bounded where a queue past its capacity reports a huge utilisation). A bisection on the saturated
+ * flag (what gpu_model.c did before) needs one evaluation per halving, 17 from zero; a secant step
+ * on g lands next to the root in two or three, and the Illinois rule (halving the kept end's value
+ * when the same end is kept twice) keeps the bracket shrinking from both sides. Stable evaluations
+ * start from the waits of the previous stable one (gpuest_model_noc_eval_warm). A saturated
+ * evaluation gives g >= 0: the utilisation at the sweep where a queue passed 1; where the flag
+ * comes from a fixed point that does not converge (u may then be below 1) only its sign is used.
+ * Safeguards: a halving when two steps did not halve the bracket, halvings alone where u jumps. */
 #include <math.h>
 
 #include "model/model.h"
@@ -39,8 +40,7 @@ static probe_t probe(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, dou
 }
 
 gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_model_params_t *params, double lo,
-                                            double hi, double rel_tol, double *scale, int *evals,
-                                            gpuest_error_t *err)
+                                            double hi, double rel_tol, double *scale, int *evals, gpuest_error_t *err)
 {
     gpuest_model_params_t def;
     if (!params) {
@@ -70,12 +70,13 @@ gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_
             return gpuest_fail(err, GPUEST_EINVAL, "NoC saturation search: no saturation up to scale %g", b.s);
         b = probe(m, params, hinted ? b.s + step : 2.0 * b.s, &n);
     }
-    int kept = 0; /* +1: the stable end a was kept last time, -1: the saturated end b */
-    probe_t a0 = {0.0, -1.0, 0}; /* the stable point before a (u(0) = 0: no load, no utilisation) */
+    int kept = 0;                           /* +1: the stable end a was kept last time, -1: the saturated end b */
+    probe_t a0 = {0.0, -1.0, 0};            /* the stable point before a (u(0) = 0: no load, no utilisation) */
     double width[2] = {INFINITY, INFINITY}; /* the bracket's width two and one steps ago */
-    /* A utilisation that jumps at the root (the fixed point ceases to exist below u = 1) leaves the
-     * stable end's value short of zero however close it gets: after two secant steps that did not
-     * halve it, the search goes on by halvings alone. */
+    /* Where the queue that saturates overtakes the hottest one just below the root (its wait grows
+     * without bound with another queue's load), u jumps there and the stable end's value stays
+     * short of zero however close it gets: after two secant steps that did not halve it, the
+     * search goes on by halvings alone. */
     int slow = 0, jump = 0;
     while (b.s - a.s > rel_tol * b.s && n < 100) {
         double tol = 0.5 * rel_tol * b.s, s = NAN;

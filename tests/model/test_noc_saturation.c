@@ -44,7 +44,10 @@ static gpuest_model_noc_t *hand_case(void)
     return m;
 }
 
-static double hand_root(void) { return (12.0 - sqrt(40.0)) / 26.0 / lam; }
+static double hand_root(void)
+{
+    return (12.0 - sqrt(40.0)) / 26.0 / lam;
+}
 
 /* The model itself agrees with the hand calculation: stable just below, saturated just above, the
  * bottleneck is an input VC of router 1. */
@@ -64,8 +67,8 @@ static void test_hand_case_matches_model(void **state)
     gpuest_model_noc_destroy(m);
 }
 
-/* The root search finds x* to its 1e-6 bracket (a midpoint within half the bracket, 5e-7 of its upper end). The bisection it replaced
- * (16 halvings of [0, the scale where the hottest link carries 1 flit per cycle] = [0, 0.5]) left
+/* The root search finds x* to its 1e-6 bracket (a midpoint within half the bracket, 5e-7 of its upper end). The
+ * bisection it replaced (16 halvings of [0, the scale where the hottest link carries 1 flit per cycle] = [0, 0.5]) left
  * an error up to 0.5 / 2^17 = 3.8e-6, 8.7e-6 relative: it fails this check, and so does a search
  * on the link load alone (root 0.25 / lambda). It needs fewer evaluations than that bisection's 17. */
 static void test_root_of_hand_case(void **state)
@@ -85,9 +88,9 @@ static void test_root_of_hand_case(void **state)
                      GPUEST_OK);
     assert_double_equal(s, want, 6e-7 * want);
     /* a tight hint around the root closes in two evaluations */
-    assert_int_equal(gpuest_model_noc_saturation_root(m, NULL, want * (1 - 4e-7), want * (1 + 4e-7), 1e-6, &s,
-                                                      &evals, NULL),
-                     GPUEST_OK);
+    assert_int_equal(
+        gpuest_model_noc_saturation_root(m, NULL, want * (1 - 4e-7), want * (1 + 4e-7), 1e-6, &s, &evals, NULL),
+        GPUEST_OK);
     assert_int_equal(evals, 2);
     assert_double_equal(s, want, 6e-7 * want);
     assert_int_equal(gpuest_model_noc_saturation_root(m, NULL, 0.5, 0.4, 1e-6, &s, NULL, NULL), GPUEST_EINVAL);
