@@ -280,8 +280,8 @@ static double class_delay(const gpuest_model_result_t *r, int reply, int zero_on
  * waits, interconnect cycles; the NI source queues and the MC reply queue are explicit stations)
  * at SURR_POINTS scales evenly spread over 0 .. SURR_CAP x the saturation scale, for one kappa: the
  * outer loop of the closed model interpolates on it instead of evaluating the open model at every
- * iteration. It is filled on demand (table_point): the outer loop reads only the points around its
- * operating scale (two to six of the sixteen; a saturated network only the last two), and each
+ * iteration. It is filled on demand (table_point): the outer loop reads only the points around the
+ * scales it passes through (past 0.7 of saturation: the first two and the last two), and each
  * point is the open model's fixed point at its scale, evaluated from zero, whichever points were
  * read before it. An uncomputed point is NaN, so the kept second kappa's curve (alt) carries its
  * gaps along. */
