@@ -1,5 +1,6 @@
 /* eval.c: fixed-point solution of the coupled router, source-queue and MC reply-path equations. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
@@ -27,7 +28,7 @@ static void port_loads(gpuest_model_noc_t *m, double scale)
     for (int r = 0; r < m->routers; r++)
         for (int i = 0; i < m->ports; i++)
             for (int o = 0; o < m->ports; o++)
-                for (int c = 0; c < m->ncls; c++) {
+                for (int c = 0; c < m->ncls && m->used[((size_t)r * m->ports + i) * m->ports + o]; c++) {
                     double f = m->pk[noc_pk_idx(m, r, i, o, c)] * m->len[c] * scale;
                     size_t base = (size_t)m->plane[c] * m->routers + r;
                     m->util_in[base * m->ports + i] += f;
@@ -58,25 +59,10 @@ static double blocking_share(const gpuest_model_noc_t *m, int c)
     return b > 0.0 ? b : 0.0;
 }
 
-/* Waiting met downstream of output o of router r by a packet of class c that holds its output
- * VC (the share of the packet the downstream buffer cannot absorb waits with the head). */
-static double vc_blocking(const gpuest_model_noc_t *m, int r, int o, int c)
-{
-    int in, nb = noc_next(m, r, o, &in);
-    if (nb < 0) /* ejection: the NI absorbs the packet */
-        return 0.0;
-    size_t j = ((size_t)m->part[c] * m->routers + nb) * m->ports + in;
-    return blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
-}
-
-/* A request the MC refuses keeps the ejection channel busy for the whole refusal. */
-static double refusal(const gpuest_model_noc_t *m, int r, int o, int c)
-{
-    int dst = gpuest_net_eject_node(&m->topo, r, o);
-    if (dst < 0)
-        return 0.0;
-    return (m->is_request[c] && m->mc[dst]) ? m->w_bp[dst] : 0.0;
-}
+/* Waiting met downstream of an output by a packet that holds its output VC (the share of the
+ * packet the downstream buffer cannot absorb waits with the head; ent_blocking), and the refusal
+ * of a request by a full MC, which keeps the ejection channel busy for the whole refusal
+ * (ent_refusal): both read from the hop entries below. */
 
 static double update(double *slot, double v, double *delta)
 {
@@ -87,79 +73,102 @@ static double update(double *slot, double v, double *delta)
     return v;
 }
 
-/* Output ports: M/G/1-type wait corrected for the finite number of inputs (Karol et al.). */
+/* Crossbar-conflict stretch of hop entry e at this evaluation (stretch() at scale 1 is 1 + B). */
+static inline double hop_stretch(const gpuest_model_noc_ent_t *e, double scale, double conflict)
+{
+    return 1.0 + conflict * scale * e->b;
+}
+
+/* vc_blocking() and refusal() of a hop entry from its precomputed neighbours. */
+static inline double ent_blocking(const gpuest_model_noc_t *m, const gpuest_model_noc_ent_t *e)
+{
+    if (e->down < 0)
+        return 0.0;
+    size_t j = (size_t)m->part[e->c] * m->routers * m->ports + (size_t)e->down;
+    return e->bshare * (m->w_vc[j] + m->w_down[j]);
+}
+
+static inline double ent_refusal(const gpuest_model_noc_t *m, const gpuest_model_noc_ent_t *e)
+{
+    return e->bp >= 0 ? m->w_bp[e->bp] : 0.0;
+}
+
+/* Output ports: M/G/1-type wait corrected for the finite number of inputs (Karol et al.). The hops
+ * that carry traffic are visited in (plane, router, output, input, class) order (m->ord_out), the
+ * order of the dense loops they replace; outputs without traffic keep their zero wait. */
 static int solve_outputs(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *pp, double vcs,
                          gpuest_model_result_t *out, double *delta)
 {
-    for (int pl = 0; pl < m->planes; pl++)
-        for (int r = 0; r < m->routers; r++)
-            for (int o = 0; o < m->ports; o++) {
-                double rho = 0.0, m2 = 0.0, sq = 0.0;
-                for (int i = 0; i < m->ports; i++) {
-                    double rho_i = 0.0, s = -1.0;
-                    for (int c = 0; c < m->ncls; c++) {
-                        double lam = m->pk[noc_pk_idx(m, r, i, o, c)] * scale;
-                        if (lam <= 0.0 || m->plane[c] != pl)
-                            continue;
-                        if (s < 0.0)
-                            s = stretch(m, pl, r, i, o, scale, pp->conflict);
-                        double ser = m->len[c] * s / m->width;
-                        /* A packet holds one of the vcs output VCs for its flits, the VC turnaround
-                         * and any downstream blocking; the link itself only for its flits. With one
-                         * VC the two coincide; with several, other VCs use the link meanwhile. */
-                        double held = (ser + pp->vc_hold + vc_blocking(m, r, o, c)) / vcs;
-                        double occ = (ser > held ? ser : held) + refusal(m, r, o, c);
-                        rho_i += lam * occ;
-                        m2 += lam * occ * occ;
-                    }
-                    rho += rho_i;
-                    sq += rho_i * rho_i;
-                }
-                note_util(out, rho, r, o, 0);
-                if (rho >= 1.0)
-                    return 1;
-                double w = rho > 0.0 ? pp->kappa * m2 / (2.0 * (1.0 - rho)) * (1.0 - sq / (rho * rho)) : 0.0;
-                update(&m->w_out[((size_t)pl * m->routers + r) * m->ports + o], w, delta);
+    const gpuest_model_noc_ent_t *E = m->ent;
+    size_t k = 0, n = m->nent;
+    while (k < n) {
+        const gpuest_model_noc_ent_t *g = &E[m->ord_out[k]];
+        int pl = m->plane[g->c], r = g->r, o = g->o;
+        double rho = 0.0, m2 = 0.0, sq = 0.0;
+        while (k < n && E[m->ord_out[k]].grp_out == g->grp_out) {
+            int i = E[m->ord_out[k]].i;
+            double rho_i = 0.0;
+            for (; k < n && E[m->ord_out[k]].grp_out == g->grp_out && E[m->ord_out[k]].i == i; k++) {
+                const gpuest_model_noc_ent_t *e = &E[m->ord_out[k]];
+                double lam = e->lam * scale;
+                if (lam <= 0.0)
+                    continue;
+                double ser = m->len[e->c] * hop_stretch(e, scale, pp->conflict) / m->width;
+                /* A packet holds one of the vcs output VCs for its flits, the VC turnaround
+                 * and any downstream blocking; the link itself only for its flits. With one
+                 * VC the two coincide; with several, other VCs use the link meanwhile. */
+                double held = (ser + pp->vc_hold + ent_blocking(m, e)) / vcs;
+                double occ = (ser > held ? ser : held) + ent_refusal(m, e);
+                rho_i += lam * occ;
+                m2 += lam * occ * occ;
             }
+            rho += rho_i;
+            sq += rho_i * rho_i;
+        }
+        note_util(out, rho, r, o, 0);
+        if (rho >= 1.0)
+            return 1;
+        double w = rho > 0.0 ? pp->kappa * m2 / (2.0 * (1.0 - rho)) * (1.0 - sq / (rho * rho)) : 0.0;
+        update(&m->w_out[((size_t)pl * m->routers + r) * m->ports + o], w, delta);
+    }
     return 0;
 }
 
 /* Input VCs: a head holds its VC through route computation and VC allocation, the wait for the
- * output and its own flits; the VCs of a partition act as c parallel servers (G/G/c). */
+ * output and its own flits; the VCs of a partition act as c parallel servers (G/G/c). Hops in
+ * (partition, router, input, output, class) order (m->ord_in). */
 static int solve_inputs(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *pp,
                         gpuest_model_result_t *out, double *delta)
 {
     double ovh = m->noc.routing_delay + m->noc.vc_alloc_delay;
-    for (int pa = 0; pa < m->nparts; pa++)
-        for (int r = 0; r < m->routers; r++)
-            for (int i = 0; i < m->ports; i++) {
-                double lam = 0.0, s1 = 0.0, s2 = 0.0, wsum = 0.0;
-                for (int o = 0; o < m->ports; o++) {
-                    double s = -1.0;
-                    for (int c = 0; c < m->ncls; c++) {
-                        double l = m->pk[noc_pk_idx(m, r, i, o, c)] * scale;
-                        if (l <= 0.0 || m->part[c] != pa)
-                            continue;
-                        if (s < 0.0)
-                            s = stretch(m, m->plane[c], r, i, o, scale, pp->conflict);
-                        double wo = m->w_out[((size_t)m->plane[c] * m->routers + r) * m->ports + o];
-                        double svc = ovh + m->len[c] * s / m->width + wo;
-                        lam += l;
-                        s1 += l * svc;
-                        s2 += l * svc * svc;
-                        wsum += l * wo;
-                    }
-                }
-                size_t j = ((size_t)pa * m->routers + r) * m->ports + i;
-                if (lam <= 0.0)
-                    continue;
-                double es = s1 / lam, cs2 = s2 / (lam * es * es) - 1.0, w;
-                note_util(out, lam * es / m->vcs_part, r, i, 1);
-                if (gpuest_model_ggc_wait(m->vcs_part, lam, es, pp->ca2, cs2 > 0.0 ? cs2 : 0.0, &w) != GPUEST_OK)
-                    return 1;
-                update(&m->w_vc[j], w, delta);
-                update(&m->w_down[j], wsum / lam, delta);
-            }
+    const gpuest_model_noc_ent_t *E = m->ent;
+    size_t k = 0, n = m->nent;
+    while (k < n) {
+        const gpuest_model_noc_ent_t *g = &E[m->ord_in[k]];
+        int pa = m->part[g->c], r = g->r, i = g->i;
+        double lam = 0.0, s1 = 0.0, s2 = 0.0, wsum = 0.0;
+        for (; k < n && E[m->ord_in[k]].grp_in == g->grp_in; k++) {
+            const gpuest_model_noc_ent_t *e = &E[m->ord_in[k]];
+            double l = e->lam * scale;
+            if (l <= 0.0)
+                continue;
+            double wo = m->w_out[((size_t)m->plane[e->c] * m->routers + r) * m->ports + e->o];
+            double svc = ovh + m->len[e->c] * hop_stretch(e, scale, pp->conflict) / m->width + wo;
+            lam += l;
+            s1 += l * svc;
+            s2 += l * svc * svc;
+            wsum += l * wo;
+        }
+        size_t j = ((size_t)pa * m->routers + r) * m->ports + i;
+        if (lam <= 0.0)
+            continue;
+        double es = s1 / lam, cs2 = s2 / (lam * es * es) - 1.0, w;
+        note_util(out, lam * es / m->vcs_part, r, i, 1);
+        if (gpuest_model_ggc_wait(m->vcs_part, lam, es, pp->ca2, cs2 > 0.0 ? cs2 : 0.0, &w) != GPUEST_OK)
+            return 1;
+        update(&m->w_vc[j], w, delta);
+        update(&m->w_down[j], wsum / lam, delta);
+    }
     return 0;
 }
 
@@ -186,12 +195,82 @@ static double inject_stretch(const gpuest_model_noc_t *m, int plane, int r, int 
     return tot > 0.0 ? acc / tot : 1.0;
 }
 
+/* Called once when the model is built (noc_model.c): the loads are linear in the scale, so the
+ * crossbar conflicts of every hop (stretch) and injection port (inject_stretch) are 1 + conflict x
+ * scale x a coefficient taken here at scale 1; and the hops that carry traffic become a flat list
+ * with their downstream VC and refusing MC, visited in the dense loops' orders by the sweeps. */
+gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err)
+{
+    size_t rp = (size_t)m->routers * m->ports, hops = rp * m->ports;
+    port_loads(m, 1.0);
+    m->nent = 0;
+    for (size_t h = 0; h < hops * m->ncls; h++)
+        if (m->pk[h] > 0.0 || m->pkd[h] > 0.0)
+            m->nent++;
+    m->ent = calloc(m->nent ? m->nent : 1, sizeof *m->ent);
+    m->ord_out = calloc(m->nent ? m->nent : 1, sizeof *m->ord_out);
+    m->ord_in = calloc(m->nent ? m->nent : 1, sizeof *m->ord_in);
+    int *id = malloc(hops * m->ncls * sizeof *id);
+    if (!m->ent || !m->ord_out || !m->ord_in || !id) {
+        free(id);
+        return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
+    }
+    size_t n = 0;
+    for (int r = 0; r < m->routers; r++)
+        for (int i = 0; i < m->ports; i++)
+            for (int o = 0; o < m->ports; o++)
+                for (int c = 0; c < m->ncls; c++) {
+                    size_t h = noc_pk_idx(m, r, i, o, c);
+                    id[h] = -1;
+                    if (!(m->pk[h] > 0.0 || m->pkd[h] > 0.0))
+                        continue;
+                    gpuest_model_noc_ent_t *e = &m->ent[n];
+                    id[h] = (int)n++;
+                    e->r = r, e->i = i, e->o = o, e->c = c;
+                    e->lam = m->pk[h];
+                    e->pkd = m->pkd[h];
+                    e->b = stretch(m, m->plane[c], r, i, o, 1.0, 1.0) - 1.0;
+                    int in, nb = noc_next(m, r, o, &in);
+                    e->down = nb < 0 ? -1 : nb * m->ports + in;
+                    e->bshare = blocking_share(m, c);
+                    int dst = gpuest_net_eject_node(&m->topo, r, o);
+                    e->bp = (dst >= 0 && m->is_request[c] && m->mc[dst]) ? dst : -1;
+                    e->grp_out = ((m->plane[c] * m->routers + r) * m->ports + o);
+                    e->grp_in = ((m->part[c] * m->routers + r) * m->ports + i);
+                }
+    size_t k = 0;
+    for (int pl = 0; pl < m->planes; pl++)
+        for (int r = 0; r < m->routers; r++)
+            for (int o = 0; o < m->ports; o++)
+                for (int i = 0; i < m->ports; i++)
+                    for (int c = 0; c < m->ncls; c++)
+                        if (m->plane[c] == pl && id[noc_pk_idx(m, r, i, o, c)] >= 0)
+                            m->ord_out[k++] = id[noc_pk_idx(m, r, i, o, c)];
+    m->nout = k;
+    k = 0;
+    for (int pa = 0; pa < m->nparts; pa++)
+        for (int r = 0; r < m->routers; r++)
+            for (int i = 0; i < m->ports; i++)
+                for (int o = 0; o < m->ports; o++)
+                    for (int c = 0; c < m->ncls; c++)
+                        if (m->part[c] == pa && id[noc_pk_idx(m, r, i, o, c)] >= 0)
+                            m->ord_in[k++] = id[noc_pk_idx(m, r, i, o, c)];
+    free(id);
+    for (int pl = 0; pl < m->planes; pl++)
+        for (int r = 0; r < m->routers; r++)
+            for (int i = 0; i < m->ports; i++) {
+                size_t ri = ((size_t)pl * m->routers + r) * m->ports + i;
+                m->istr[ri] = inject_stretch(m, pl, r, i, 1.0, 1.0) - 1.0;
+            }
+    return GPUEST_OK;
+}
+
 /* Time one packet of class c holds the injection channel of node n. */
 static double inject_service(const gpuest_model_noc_t *m, int n, int c, double scale, double conflict)
 {
     int r = gpuest_net_router_of(&m->topo, n), i = gpuest_net_local_port(&m->topo, n);
     size_t j = ((size_t)m->part[c] * m->routers + r) * m->ports + i;
-    double s = inject_stretch(m, m->plane[c], r, i, scale, conflict);
+    double s = 1.0 + conflict * scale * m->istr[((size_t)m->plane[c] * m->routers + r) * m->ports + i];
     return m->len[c] * s / m->width + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
 }
 
@@ -227,7 +306,6 @@ static int solve_endpoints(gpuest_model_noc_t *m, double scale, double conflict,
         if (!m->mc[n] || rep_lam <= 0.0)
             continue;
         double d = rep_s / rep_lam;
-        gpuest_model_md1k_t q;
         note_util(out, rep_lam * d, n, -1, 2);
         if (out->mc_inject_util < rep_lam * d)
             out->mc_inject_util = rep_lam * d;
@@ -236,18 +314,26 @@ static int solve_endpoints(gpuest_model_noc_t *m, double scale, double conflict,
         int k = m->mc_slots + m->ni_slots;
         if (k > 64)
             k = 64;
-        if (gpuest_model_md1k(rep_lam, d, k, &q, NULL) != GPUEST_OK)
-            return 1;
-        double stall = 0.0;
-        for (int j = m->ni_slots + 1; j <= k; j++)
-            stall += q.p[j];
+        /* the M/D/1/K solution is O(K^2): kept per node and reused while its inputs are unchanged
+         * (the reply service time moves only with the waits a reply packet meets) */
+        double *mq = &m->mdk[(size_t)n * 5];
+        if (!(mq[0] == rep_lam && mq[1] == d)) {
+            gpuest_model_md1k_t q;
+            if (gpuest_model_md1k(rep_lam, d, k, &q, NULL) != GPUEST_OK)
+                return 1;
+            double st = 0.0;
+            for (int j = m->ni_slots + 1; j <= k; j++)
+                st += q.p[j];
+            mq[0] = rep_lam, mq[1] = d, mq[2] = st, mq[3] = q.p_full, mq[4] = q.mean_wait;
+        }
+        double stall = mq[2], p_full = mq[3];
         *stall_sum += stall;
         (*mcs)++;
-        if (out->mc_full_prob < q.p_full)
-            out->mc_full_prob = q.p_full;
-        update(&m->w_mcq[n], q.mean_wait, delta);
+        if (out->mc_full_prob < p_full)
+            out->mc_full_prob = p_full;
+        update(&m->w_mcq[n], mq[4], delta);
         /* Every refusal costs the refused request one more reply service time. */
-        update(&m->w_bp[n], d * q.p_full / (1.0 - q.p_full), delta);
+        update(&m->w_bp[n], d * p_full / (1.0 - p_full), delta);
     }
     return 0;
 }
@@ -282,14 +368,13 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
             continue;
         double hw = 0.0, sq = 0.0, mq = 0.0, rq = 0.0;
         double fan = m->cls_inj[c] > 0.0 ? p / m->cls_inj[c] : 1.0; /* deliveries per injected packet */
-        for (int r = 0; r < m->routers; r++)
-            for (int i = 0; i < m->ports; i++)
-                for (int o = 0; o < m->ports; o++) {
-                    double l = m->pkd[noc_pk_idx(m, r, i, o, c)]; /* one wait per delivery behind it */
-                    if (l > 0.0)
-                        hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + r) * m->ports + i] +
-                                   m->w_out[((size_t)m->plane[c] * m->routers + r) * m->ports + o]);
-                }
+        for (size_t k = 0; k < m->nent; k++) { /* the hops in (r, i, o) order, as the dense loops */
+            const gpuest_model_noc_ent_t *e = &m->ent[k];
+            double l = e->pkd; /* one wait per delivery behind it */
+            if (e->c == c && l > 0.0)
+                hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + e->r) * m->ports + e->i] +
+                           m->w_out[((size_t)m->plane[c] * m->routers + e->r) * m->ports + e->o]);
+        }
         for (int n = 0; n < m->nodes; n++) {
             double li = m->inj[(size_t)n * m->ncls + c], la = m->arr[(size_t)n * m->ncls + c];
             if (m->mc[n] && m->part[c] == 1)
@@ -316,8 +401,47 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
     }
 }
 
+/* The waits a warm evaluation may start from: those of the last converged warm evaluation, when it
+ * was at a scale and a kappa no higher than this one's, with the same other contention constants.
+ * Every wait of the fixed-point map grows with the others, with the scale and with kappa (the
+ * output waits' multiplier), so the iteration started below the least fixed point climbs to it as
+ * the one from zero does, in fewer sweeps. */
+static int warm_usable(const gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *pp)
+{
+    const gpuest_model_params_t *k = &m->keep_params;
+    return m->keep_valid && m->keep_scale <= scale && k->kappa <= pp->kappa && k->conflict == pp->conflict &&
+           k->ca2 == pp->ca2 && k->vc_hold == pp->vc_hold;
+}
+
+static void state_copy(gpuest_model_noc_t *m, int to_keep)
+{
+    size_t rp = (size_t)m->routers * m->ports, n = (size_t)m->nodes;
+    double *live[6] = {m->w_out, m->w_vc, m->w_down, m->w_bp, m->w_mcq, m->w_src};
+    double *kept[6] = {m->k_out, m->k_vc, m->k_down, m->k_bp, m->k_mcq, m->k_src};
+    size_t len[6] = {rp * m->planes, rp * m->nparts, rp * m->nparts, n, n, n * m->planes};
+    for (int a = 0; a < 6; a++)
+        memcpy(to_keep ? kept[a] : live[a], to_keep ? live[a] : kept[a], len[a] * sizeof(double));
+}
+
+static gpuest_err eval_from(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                            gpuest_model_result_t *out, int warm, gpuest_error_t *err);
+
 gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
                                  gpuest_model_result_t *out, gpuest_error_t *err)
+{
+    return eval_from(m, scale, params, out, 0, err);
+}
+
+gpuest_err gpuest_model_noc_eval_warm(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                                      gpuest_model_result_t *out, gpuest_error_t *err)
+{
+    return eval_from(m, scale, params, out, 1, err);
+}
+
+void gpuest_model_noc_forget(gpuest_model_noc_t *m) { m->keep_valid = 0; }
+
+static gpuest_err eval_from(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                            gpuest_model_result_t *out, int warm, gpuest_error_t *err)
 {
     gpuest_model_params_t def;
     if (!params) {
@@ -330,8 +454,11 @@ gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpue
     out->bottleneck_port = -1;
     if (!(scale >= 0.0) || !isfinite(scale))
         return gpuest_fail(err, GPUEST_ERANGE, "NoC model: rate scale must be finite and >= 0 (got %g)", scale);
-    reset_state(m);
-    port_loads(m, scale);
+    int from_keep = warm && warm_usable(m, scale, params);
+    if (from_keep)
+        state_copy(m, 0);
+    else
+        reset_state(m);
     double flits = 0.0, delivered = 0.0;
     for (int c = 0; c < m->ncls; c++) {
         flits += m->cls_inj[c] * m->len[c] * scale;
@@ -362,6 +489,12 @@ gpuest_err gpuest_model_noc_eval(gpuest_model_noc_t *m, double scale, const gpue
      * the fixed point failing to exist (saturation) rather than a usable answer. */
     if (!sat && !converged)
         sat = 1;
+    if (warm && !sat) { /* the start of the next warm evaluation at this scale or above */
+        state_copy(m, 1);
+        m->keep_valid = 1;
+        m->keep_scale = scale;
+        m->keep_params = *params;
+    }
     out->saturated = sat;
     out->mc_stall_ratio = (!sat && mcs > 0) ? stall / mcs : 0.0;
     if (sat) {

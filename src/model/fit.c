@@ -189,10 +189,19 @@ gpuest_err gpuest_gpu_predict_sd(gpuest_gpu_model_t *m, const gpuest_model_workl
                                  double *ipc_sd, double *amat_sd, gpuest_error_t *err)
 {
     /* forward differences from the estimate at the fitted parameters (NP + 1 solves) */
-    double th[NP], gi[NP], ga[NP];
-    gpuest_gpu_params_to_vec(&fit->params, th);
     gpuest_gpu_estimate_t e0;
     GPUEST_TRY(gpuest_gpu_model_solve(m, w, t, &fit->params, &e0, err));
+    return gpuest_gpu_predict_sd_at(m, w, t, fit, &e0, ipc_sd, amat_sd, err);
+}
+
+gpuest_err gpuest_gpu_predict_sd_at(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                    const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
+                                    const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
+                                    gpuest_error_t *err)
+{
+    double th[NP], gi[NP], ga[NP];
+    const gpuest_gpu_estimate_t e0 = *at;
+    gpuest_gpu_params_to_vec(&fit->params, th);
     for (int j = 0; j < NP; j++) {
         double h = 1e-2 * th[j], tp[NP]; /* well above the solver and bisection precision */
         memcpy(tp, th, sizeof th);

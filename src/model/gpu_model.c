@@ -38,10 +38,6 @@
  * within a fraction of a per cent of the model (checked in tests/model/test_gpu_model.c). */
 #define SURR_POINTS 16
 #define SURR_CAP 0.7
-/* Fixed-point iterations of the open model when probing for saturation: an evaluation still
- * unconverged after this many is taken as saturated (the full model allows 200, which only the
- * last few per cent below saturation need; the closed model never uses the open one there). */
-#define SAT_PROBE_ITER 60
 
 enum {
     ST_ISS, ST_HIT, ST_SMINJ, ST_REQNET, ST_L2, ST_ROP, ST_BANKS, ST_BUS, ST_DRAMLAT, ST_COMP, ST_INJ, ST_REPNET,
@@ -238,40 +234,27 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
     return GPUEST_OK;
 }
 
-/* Saturation scale of the open model: bisection between 0 and the scale at which the hottest
- * link carries one flit per cycle (saturated whatever the waits). 16 halvings (1.5e-5): the result
- * is a step function of kappa at that resolution, far below the fit's 1 % finite-difference steps,
- * so the closed model stays smooth in its parameters. */
-static int stable_at(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, double scale)
-{
-    gpuest_model_params_t probe = *pp;
-    probe.max_iter = SAT_PROBE_ITER;
-    gpuest_model_result_t r;
-    return gpuest_model_noc_eval(m->noc, scale, &probe, &r, NULL) == GPUEST_OK && !r.saturated;
-}
-
+/* Saturation scale of the open model: the root of its largest utilisation minus one
+ * (gpuest_model_noc_saturation_root: a bracketing secant search with warm-started evaluations),
+ * from 0 .. the scale at which the hottest link carries one flit per cycle (saturated whatever the
+ * waits; widened for wider crossbar ports), or from a bracket of +-0.4 SAT_REL_TOL around the last
+ * kappa's scale when one was solved (fit, interval derivatives; a link at capacity leaves the
+ * scale unchanged, and the search steps out when it moved). The bracket ends narrower than
+ * SAT_REL_TOL, relative: the interval's kappa derivative (1 % steps) needs it; at 1e-5 its
+ * bounds moved by up to 0.3 % of the estimate. It replaced a bisection on the saturated flag (16
+ * halvings with 60-sweep probes from zero, 10 from a +-10 % bracket, 2e-5 and 4e-5 resolution:
+ * the interval's derivative carried that error; docs/estimator.md, "Estimator speed"). */
+#define SAT_REL_TOL 1e-6
 static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
     if (!(m->hot_load[0] > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
     double lo = 0.0, hi = 1.0 / m->hot_load[0];
-    int halvings = 16;
-    /* a nearby kappa was solved before (fit, interval derivatives): bracket +-10 % around it */
-    if (m->sat_scale > 0 && stable_at(m, pp, 0.9 * m->sat_scale) && !stable_at(m, pp, 1.1 * m->sat_scale)) {
-        lo = 0.9 * m->sat_scale;
-        hi = 1.1 * m->sat_scale;
-        halvings = 10; /* 2e-4 relative: far below the 1 % parameter steps of the derivatives */
-    } else if (stable_at(m, pp, hi)) {
-        lo = hi, hi *= 4.0; /* wider ports (crossbar) can carry more than one flit per cycle */
+    if (m->sat_scale > 0) { /* a nearby kappa's scale: often the root already (a link at capacity) */
+        lo = (1.0 - 0.4 * SAT_REL_TOL) * m->sat_scale;
+        hi = (1.0 + 0.4 * SAT_REL_TOL) * m->sat_scale;
     }
-    for (int i = 0; i < halvings; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (stable_at(m, pp, mid))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    m->sat_scale = 0.5 * (lo + hi);
+    GPUEST_TRY(gpuest_model_noc_saturation_root(m->noc, pp, lo, hi, SAT_REL_TOL, &m->sat_scale, NULL, err));
     m->hot_capacity = m->hot_load[0] * m->sat_scale;
     if (m->hot_capacity > 1.0)
         m->hot_capacity = 1.0;
@@ -280,47 +263,53 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
     return GPUEST_OK;
 }
 
+/* Mean delay of the request (classes 0, 2) or reply (1, 3) classes, weighted by their packets;
+ * with the zero-load pipeline alone when zero_only (the curve's first point, where no packet flows
+ * and the weights are the rates' shares, the same at every scale). */
+static double class_delay(const gpuest_model_result_t *r, int reply, int zero_only)
+{
+    double wd = 0.0, w = 0.0;
+    for (int c = 0; c < r->num_classes; c++)
+        if ((c == 1 || c == 3) == reply) {
+            wd += r->cls[c].packets * (r->cls[c].zero_load + (zero_only ? 0.0 : r->cls[c].hop_wait));
+            w += r->cls[c].packets;
+        }
+    return w > 0 ? wd / w : 0.0;
+}
+
 /* The surrogate curve: the open model's mean request and reply delays (zero-load pipeline + hop
  * waits, interconnect cycles; the NI source queues and the MC reply queue are explicit stations)
- * at SURR_POINTS scales evenly spread over 0 .. SURR_CAP x the saturation scale, for one kappa.
- * Built once per (machine, kappa): the outer loop of the closed model then interpolates instead of
- * evaluating the open model at every iteration (the estimate's main cost before). */
-static gpuest_err build_table(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
+ * at SURR_POINTS scales evenly spread over 0 .. SURR_CAP x the saturation scale, for one kappa: the
+ * outer loop of the closed model interpolates on it instead of evaluating the open model at every
+ * iteration. It is filled on demand (table_point): the outer loop reads only the points around the
+ * scales it passes through (past 0.7 of saturation: the first two and the last two), and each
+ * point is the open model's fixed point at its scale, evaluated from zero, whichever points were
+ * read before it. An uncomputed point is NaN, so the kept second kappa's curve (alt) carries its
+ * gaps along. */
+static void build_table(gpuest_gpu_model_t *m)
 {
-    for (int j = 0; j < SURR_POINTS; j++) {
-        double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
-        gpuest_model_result_t r;
-        gpuest_err rc = gpuest_model_noc_eval(m->noc, sc, pp, &r, err);
-        if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
-            return rc;
-        double wr = 0.0, ww = 0.0, rr = 0.0, rw = 0.0;
-        for (int c = 0; c < r.num_classes; c++) {
-            double d = r.cls[c].zero_load + r.cls[c].hop_wait;
-            if (c == 0 || c == 2) {
-                wr += r.cls[c].packets * d;
-                ww += r.cls[c].packets;
-            } else {
-                rr += r.cls[c].packets * d;
-                rw += r.cls[c].packets;
-            }
-        }
-        if (j == 0) { /* at scale 0 no packet flows: weight the classes by their rates at scale 1 */
-            gpuest_model_result_t one;
-            gpuest_model_noc_eval(m->noc, 1e-9, pp, &one, NULL);
-            wr = ww = rr = rw = 0.0;
-            for (int c = 0; c < one.num_classes; c++) {
-                double d = one.cls[c].zero_load, pk = one.cls[c].packets;
-                if (c == 0 || c == 2) {
-                    wr += pk * d;
-                    ww += pk;
-                } else {
-                    rr += pk * d;
-                    rw += pk;
-                }
-            }
-        }
-        m->table_req[j] = ww > 0 ? wr / ww : 0.0;
-        m->table_rep[j] = rw > 0 ? rr / rw : 0.0;
+    for (int j = 0; j < SURR_POINTS; j++)
+        m->table_req[j] = m->table_rep[j] = NAN;
+}
+
+static gpuest_err table_point(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, int j, gpuest_error_t *err)
+{
+    if (!isnan(m->table_req[j]))
+        return GPUEST_OK;
+    if (j == 0) /* scale 0: the zero-load delays, weighted by the rates of any other point */
+        return table_point(m, pp, 1, err);
+    double sc = SURR_CAP * m->sat_scale * j / (SURR_POINTS - 1);
+    gpuest_model_result_t r;
+    /* from zero, not warm: a point must not depend on which points were read before it (a batch's
+     * later points read points its earlier ones left; bit-identical to a single estimate) */
+    gpuest_err rc = gpuest_model_noc_eval(m->noc, sc, pp, &r, err);
+    if (rc != GPUEST_OK && rc != GPUEST_ESATURATED)
+        return rc;
+    m->table_req[j] = class_delay(&r, 0, 0);
+    m->table_rep[j] = class_delay(&r, 1, 0);
+    if (isnan(m->table_req[0])) {
+        m->table_req[0] = class_delay(&r, 0, 1);
+        m->table_rep[0] = class_delay(&r, 1, 1);
     }
     return GPUEST_OK;
 }
@@ -357,7 +346,7 @@ static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, 
             }
             m->sat_kappa = m->table_kappa = -1.0;
             GPUEST_TRY(saturation_scale(m, &pp, err));
-            GPUEST_TRY(build_table(m, &pp, err));
+            build_table(m);
         }
         m->sat_kappa = m->table_kappa = kappa;
     }
@@ -367,6 +356,8 @@ static gpuest_err noc_delays(gpuest_gpu_model_t *m, double scale, double kappa, 
     if (j > SURR_POINTS - 2)
         j = SURR_POINTS - 2;
     double f = u - j;
+    GPUEST_TRY(table_point(m, &pp, j, err));
+    GPUEST_TRY(table_point(m, &pp, j + 1, err));
     *d_req = (m->table_req[j] + f * (m->table_req[j + 1] - m->table_req[j])) * m->icnt;
     *d_rep = (m->table_rep[j] + f * (m->table_rep[j + 1] - m->table_rep[j])) * m->icnt;
     /* mean load over links that carry traffic, at the real (uncapped) scale */

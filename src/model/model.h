@@ -199,6 +199,22 @@ gpuest_err gpuest_model_noc_saturation(const gpuest_config_t *cfg, const gpuest_
 /* Same for an existing model (scale at which it saturates). */
 gpuest_err gpuest_model_noc_saturation_scale(gpuest_model_noc_t *m, const gpuest_model_params_t *params,
                                              double *scale, gpuest_error_t *err);
+/* As gpuest_model_noc_eval, but the fixed-point iteration starts from the waits of the last
+ * converged warm evaluation of m when that one was at a scale <= this one with the same
+ * contention constants (the same least fixed point, reached from below in fewer sweeps), and a
+ * converged result becomes the start of the next. gpuest_model_noc_forget drops the kept waits. */
+gpuest_err gpuest_model_noc_eval_warm(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                                      gpuest_model_result_t *out, gpuest_error_t *err);
+void gpuest_model_noc_forget(gpuest_model_noc_t *m);
+/* Saturation scale as the root of a continuous function: the largest queue utilisation of the
+ * converged model minus one (the model saturates where a queue's utilisation reaches 1, or where
+ * the fixed point stops converging). A bracketing secant search (Illinois) with warm-started
+ * evaluations, from the bracket [lo, hi] (lo stable, hi saturated; checked, widened when wrong),
+ * to a bracket narrower than rel_tol x hi; *scale is its midpoint, *evals the evaluations used
+ * (may be NULL). docs/estimator.md, "Speed". */
+gpuest_err gpuest_model_noc_saturation_root(gpuest_model_noc_t *m, const gpuest_model_params_t *params, double lo,
+                                            double hi, double rel_tol, double *scale, int *evals,
+                                            gpuest_error_t *err);
 
 
 /* ============================================================ closed queueing networks (amva.c) */
@@ -456,6 +472,11 @@ gpuest_err gpuest_gpu_fit_from(gpuest_fit_point_t *pts, int n, const gpuest_gpu_
 gpuest_err gpuest_gpu_predict_sd(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                  const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
                                  double *ipc_sd, double *amat_sd, gpuest_error_t *err);
+/* The same from an estimate already solved on m at the fitted parameters (saves that solve). */
+gpuest_err gpuest_gpu_predict_sd_at(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                    const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
+                                    const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
+                                    gpuest_error_t *err);
 
 #ifdef __cplusplus
 }

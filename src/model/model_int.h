@@ -4,6 +4,20 @@
 
 #include "model/model.h"
 
+/* One hop (router r, input i, output o) of one class that carries traffic, with what the sweeps
+ * need of it (eval.c). */
+typedef struct {
+    int r, i, o, c;
+    double lam;     /* packets per cycle at scale 1 (pk) */
+    double pkd;     /* deliveries per cycle behind the hop at scale 1 (pkd) */
+    double b;       /* crossbar conflicts: stretch = 1 + conflict x scale x b */
+    double bshare;  /* blocking_share of the class */
+    int down;       /* downstream router x P + its input port, -1 at an ejection */
+    int bp;         /* node of the MC that may refuse this request at this ejection, or -1 */
+    int grp_out;    /* (plane x R + r) x P + o: the output it competes for */
+    int grp_in;     /* (part x R + r) x P + i: the input VCs it holds */
+} gpuest_model_noc_ent_t;
+
 struct gpuest_model_noc_s {
     gpuest_noc_cfg_t noc;
     gpuest_net_topo_t topo;    /* the network description shared with the simulator */
@@ -39,7 +53,23 @@ struct gpuest_model_noc_s {
     double *w_mcq;     /* MC reply-queue wait at node n */
     double *util_in;   /* crossbar-input flit load, [(plane * R + r) * P + i] */
     double *util_out;  /* output-port flit load, [(plane * R + r) * P + o] */
+    /* the converged waits of the last warm evaluation (gpuest_model_noc_eval_warm), as the w_ arrays */
+    double *k_out, *k_vc, *k_down, *k_bp, *k_src, *k_mcq;
+    int keep_valid;
+    double keep_scale;
+    gpuest_model_params_t keep_params;
+    /* built once (gpuest_model_noc_prepare): the crossbar-conflict coefficient of every injection
+     * port, [(plane * R + r) * P + i] (inject_stretch = 1 + conflict x scale x istr), the hops that
+     * carry traffic and their orders for the output and input sweeps */
+    double *istr;
+    unsigned char *used; /* 1 where a hop carries any traffic (pk or pkd > 0), [(r * P + i) * P + o] */
+    gpuest_model_noc_ent_t *ent;
+    int *ord_out, *ord_in;
+    size_t nent, nout;
+    double *mdk; /* per node: the last M/D/1/K inputs (rate, service) and outputs (stall, p_full, wait) */
 };
+
+gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err);
 
 static inline size_t noc_pk_idx(const gpuest_model_noc_t *m, int r, int i, int o, int c)
 {

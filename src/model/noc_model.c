@@ -75,6 +75,18 @@ void gpuest_model_noc_destroy(gpuest_model_noc_t *m)
     free(m->w_mcq);
     free(m->util_in);
     free(m->util_out);
+    free(m->k_out);
+    free(m->k_vc);
+    free(m->k_down);
+    free(m->k_bp);
+    free(m->k_src);
+    free(m->k_mcq);
+    free(m->istr);
+    free(m->used);
+    free(m->ent);
+    free(m->ord_out);
+    free(m->ord_in);
+    free(m->mdk);
     free(m);
 }
 
@@ -96,6 +108,19 @@ static gpuest_err alloc_arrays(gpuest_model_noc_t *m, gpuest_error_t *err)
     m->w_mcq = calloc(n, sizeof(double));
     m->util_out = calloc(rp * m->planes, sizeof(double));
     m->w_src = calloc(n * m->planes, sizeof(double));
+    m->k_out = calloc(rp * m->planes, sizeof(double));
+    m->k_vc = calloc(rp * m->nparts, sizeof(double));
+    m->k_down = calloc(rp * m->nparts, sizeof(double));
+    m->k_bp = calloc(n, sizeof(double));
+    m->k_mcq = calloc(n, sizeof(double));
+    m->k_src = calloc(n * m->planes, sizeof(double));
+    m->istr = calloc(rp * m->planes, sizeof(double));
+    m->used = calloc(rp * m->ports, 1);
+    m->mdk = calloc(n * 5, sizeof(double));
+    if (!m->istr || !m->used || !m->mdk)
+        return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
+    if (!m->k_out || !m->k_vc || !m->k_down || !m->k_bp || !m->k_mcq || !m->k_src)
+        return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
     if (!m->pk || !m->pkd || !m->cnt || !m->touched || !m->inj || !m->arr || !m->mc || !m->w_out || !m->w_vc || !m->w_down || !m->util_in || !m->w_bp ||
         !m->w_mcq || !m->util_out || !m->w_src)
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
@@ -283,6 +308,10 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
             return rc;
         }
     }
+    for (size_t h = 0; h < (size_t)m->routers * m->ports * m->ports; h++)
+        for (int c = 0; c < m->ncls; c++)
+            if (m->pk[h * m->ncls + c] > 0.0 || m->pkd[h * m->ncls + c] > 0.0)
+                m->used[h] = 1;
     for (int n = 0; n < nodes; n++) {
         int any = 0;
         for (int c = 0; c < m->ncls; c++) {
@@ -292,6 +321,11 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
                 m->mc[n] = 1;
         }
         m->injecting += any;
+    }
+    rc = gpuest_model_noc_prepare(m, err);
+    if (rc != GPUEST_OK) {
+        gpuest_model_noc_destroy(m);
+        return rc;
     }
     *out = m;
     return GPUEST_OK;

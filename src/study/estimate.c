@@ -158,7 +158,7 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
     gpuest_err rc = gpuest_gpu_model_solve(m, w, t, &c->fit.params, &out->raw, err);
     double ipc_sd = 0, amat_sd = 0;
     if (rc == GPUEST_OK)
-        rc = gpuest_gpu_predict_sd(m, w, t, &c->fit, &ipc_sd, &amat_sd, err);
+        rc = gpuest_gpu_predict_sd_at(m, w, t, &c->fit, &out->raw, &ipc_sd, &amat_sd, err);
     if (rc != GPUEST_OK)
         return rc;
     const gpuest_gpu_estimate_t *e = &out->raw;
