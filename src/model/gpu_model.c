@@ -462,8 +462,10 @@ typedef struct {
 static void customer_of(const gpuest_config_t *c, const gpuest_model_workload_t *w, const gpuest_gpu_params_t *p,
                         double ipr, double wpr, double hit_lat, customer_t *k)
 {
+    /* a phase whose work sits on a few warps runs with that few (phases.c) */
+    double act = w->active_warps > 0 ? w->active_warps : 0.0;
     if (w->insts_per_epoch > 0 && w->resident_warps > 0) {
-        k->n = w->resident_warps;
+        k->n = act > 0 && act < w->resident_warps ? act : w->resident_warps;
         k->insts = p->alpha * w->insts_per_epoch;
         k->reads = k->insts / ipr;
         double q = p->alpha * w->lines_per_epoch, h1 = clamp01(w->l1_hit_rate);
@@ -477,8 +479,8 @@ static void customer_of(const gpuest_config_t *c, const gpuest_model_workload_t 
     }
     double lt = w->avail_warps * w->cycles_per_schedule; /* latency tolerance, LATTE-CC eq. 4 */
     double exposed_hit = hit_lat - lt > 0 ? hit_lat - lt : 0.0;
-    k->n = c->l1.mshrs > 0 && p->alpha * c->core.warps_per_sm > c->l1.mshrs ? c->l1.mshrs
-                                                                              : p->alpha * c->core.warps_per_sm;
+    double slots = act > 0 && act < c->core.warps_per_sm ? act : c->core.warps_per_sm;
+    k->n = c->l1.mshrs > 0 && p->alpha * slots > c->l1.mshrs ? c->l1.mshrs : p->alpha * slots;
     k->insts = ipr;
     k->reads = 1.0;
     k->pm = 1.0;

@@ -31,6 +31,12 @@ static void variant_of_run(const gpuest_study_run_t *r, gpuest_study_variant_t *
     }
 }
 
+/* The phases every fit point and estimate of c reads (static: the fit keeps pointers to them). */
+typedef struct {
+    gpuest_model_phase_t ph[GPUEST_MODEL_MAX_PHASES];
+    int n;
+} phase_set_t;
+
 static void free_models(gpuest_fit_point_t *pts, int n)
 {
     for (int i = 0; i < n; i++)
@@ -38,8 +44,8 @@ static void free_models(gpuest_fit_point_t *pts, int n)
 }
 
 /* Builds fit points for runs [0, n) except `skip` (-1: none). */
-static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibration_t *c, int skip,
-                               gpuest_fit_point_t *pts, int *np, gpuest_error_t *err)
+static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibration_t *c, const phase_set_t *ps,
+                               int skip, gpuest_fit_point_t *pts, int *np, gpuest_error_t *err)
 {
     *np = 0;
     for (int i = 0; i < c->nruns; i++) {
@@ -63,6 +69,9 @@ static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibrat
         p->amat = c->runs[i].amat;
         p->ipc_cv = c->runs[i].ipc_cv;
         p->amat_cv = c->runs[i].amat_cv;
+        /* every configuration's phases are the baseline's (what an estimate has) */
+        p->phases = ps->n > 0 ? ps->ph : NULL;
+        p->num_phases = ps->n;
         (*np)++;
     }
     return GPUEST_OK;
@@ -98,13 +107,16 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
 {
     gpuest_fit_point_t pts[GPUEST_STUDY_MAX_RUNS];
     int np;
-    GPUEST_TRY(build_points(cfg, c, -1, pts, &np, err));
+    phase_set_t ps;
+    ps.n = gpuest_calibration_model_phases(c, ps.ph);
+    GPUEST_TRY(build_points(cfg, c, &ps, -1, pts, &np, err));
     gpuest_err rc = gpuest_gpu_fit(pts, np, &c->fit, err);
     c->util_lo = 1e9;
     c->util_hi = 0.0;
     for (int i = 0; rc == GPUEST_OK && i < np; i++) {
         gpuest_gpu_estimate_t e;
-        rc = gpuest_gpu_model_solve(pts[i].model, &pts[i].workload, &pts[i].transform, &c->fit.params, &e, err);
+        rc = gpuest_gpu_model_solve_phases(pts[i].model, &pts[i].workload, pts[i].phases, pts[i].num_phases,
+                                           &pts[i].transform, &c->fit.params, &e, err);
         if (rc == GPUEST_OK) {
             c->util_lo = e.bottleneck_util < c->util_lo ? e.bottleneck_util : c->util_lo;
             c->util_hi = e.bottleneck_util > c->util_hi ? e.bottleneck_util : c->util_hi;
@@ -120,7 +132,7 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
     for (int k = 1; k < c->nruns && c->nruns > 2; k++) {
         gpuest_fit_point_t sub[GPUEST_STUDY_MAX_RUNS];
         int ns;
-        GPUEST_TRY(build_points(cfg, c, k, sub, &ns, err));
+        GPUEST_TRY(build_points(cfg, c, &ps, k, sub, &ns, err));
         gpuest_fit_result_t f;
         rc = gpuest_gpu_fit_from(sub, ns, &c->fit.params, &f, err);
         free_models(sub, ns);
@@ -133,7 +145,8 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
         GPUEST_TRY(gpuest_study_apply(cfg, &v, &vc, err));
         GPUEST_TRY(gpuest_gpu_model_create(&vc, &m, err));
         gpuest_gpu_estimate_t e;
-        rc = gpuest_gpu_model_solve(m, &c->runs[0].in, NULL, &f.params, &e, err);
+        rc = gpuest_gpu_model_solve_phases(m, &c->runs[0].in, ps.n > 0 ? ps.ph : NULL, ps.n, NULL, &f.params, &e,
+                                           err);
         gpuest_gpu_model_destroy(m);
         if (rc != GPUEST_OK)
             return rc;
@@ -191,7 +204,10 @@ gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *worklo
         gpuest_config_t vc;
         GPUEST_TRY(gpuest_study_apply(cfg, &vars[i], &vc, err));
         gpuest_study_run_t *r = &out->runs[out->nruns];
-        GPUEST_TRY(gpuest_study_run_detailed(&vc, workload, scale, seed, r, err));
+        if (i == 0) /* the baseline also gives the kernel phases */
+            GPUEST_TRY(gpuest_study_measure_phases(&vc, out, r, err));
+        else
+            GPUEST_TRY(gpuest_study_run_detailed(&vc, workload, scale, seed, r, err));
         gpuest_study_run_label(r, &vars[i]);
         out->nruns++;
         if (progress)
