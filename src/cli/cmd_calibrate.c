@@ -85,6 +85,13 @@ int cli_cmd_calibrate(int argc, char **argv)
                c.phases[i].w.active_warps, c.phases[i].w.insts_per_request);
     printf("  fit RMS relative error %.2f %%; leave-one-out error IPC %.2f %%, AMAT %.2f %%\n",
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc, 100 * c.cv_amat);
+    if (c.phase_choice)
+        printf("  kernel phases: %s (leave-one-out IPC error %.2f %% with %d phases, %.2f %% as one)\n",
+               c.phase_choice > 0 ? "kept" : "not kept, the run is one phase", 100 * c.phase_cv_ipc,
+               c.phase_choice > 0 ? c.phase_choice : -c.phase_choice, 100 * c.whole_cv_ipc);
+    if (c.other_form)
+        printf("  the other form: fit RMS %.2f %%; leave-one-out IPC %.2f %%, AMAT %.2f %%\n", 100 * c.other_rms,
+               100 * c.other_cv_ipc, 100 * c.other_cv_amat);
     printf("  written to %s\n", path);
     return 0;
 }

@@ -122,7 +122,23 @@ struct gpuest_gpu_model_s {
     int link_used;
     double hot_capacity;         /* utilisation of the hottest link when the open model saturates: its
                                     usable share after head-of-line and allocation losses */
+    /* models of the same machine for kernel phases 1.. (phases.c): each phase keeps the open NoC model
+     * of its own write share and reply length instead of rebuilding this one at every switch */
+    struct gpuest_gpu_model_s *phase_kid[GPUEST_MODEL_MAX_PHASES];
 };
+
+gpuest_err gpuest_gpu_model_for_phase(gpuest_gpu_model_t *m, int k, gpuest_gpu_model_t **out, gpuest_error_t *err)
+{
+    *out = m;
+    if (k <= 0)
+        return GPUEST_OK;
+    if (k >= GPUEST_MODEL_MAX_PHASES)
+        return gpuest_fail(err, GPUEST_EINVAL, "phase %d: at most %d phases", k, GPUEST_MODEL_MAX_PHASES);
+    if (!m->phase_kid[k])
+        GPUEST_TRY(gpuest_gpu_model_create(&m->cfg, &m->phase_kid[k], err));
+    *out = m->phase_kid[k];
+    return GPUEST_OK;
+}
 
 gpuest_err gpuest_gpu_model_create(const gpuest_config_t *cfg, gpuest_gpu_model_t **out, gpuest_error_t *err)
 {
@@ -167,6 +183,9 @@ int gpuest_gpu_model_retarget(gpuest_gpu_model_t *m, const gpuest_config_t *cfg)
     m->net_cfg = net;
     m->l2c = cfg->core.clock_mhz / cfg->l2.clock_mhz;
     m->dramc = cfg->core.clock_mhz / cfg->dram.clock_mhz;
+    for (int k = 0; k < GPUEST_MODEL_MAX_PHASES; k++)
+        if (m->phase_kid[k])
+            gpuest_gpu_model_retarget(m->phase_kid[k], cfg); /* the same network: always retargets */
     return 1;
 }
 
@@ -175,6 +194,8 @@ void gpuest_gpu_model_destroy(gpuest_gpu_model_t *m)
     if (!m)
         return;
     gpuest_model_noc_destroy(m->noc);
+    for (int k = 0; k < GPUEST_MODEL_MAX_PHASES; k++)
+        gpuest_gpu_model_destroy(m->phase_kid[k]);
     free(m);
 }
 

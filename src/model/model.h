@@ -417,6 +417,9 @@ gpuest_err gpuest_gpu_model_solve_phases(gpuest_gpu_model_t *m, const gpuest_mod
                                          const gpuest_model_phase_t *ph, int n, const gpuest_model_transform_t *t,
                                          const gpuest_gpu_params_t *p, gpuest_gpu_estimate_t *out,
                                          gpuest_error_t *err);
+/* The model phase k is solved on: m itself for k = 0, else a model of m's machine that m owns (made
+ * on first use, retargeted and destroyed with m), so that each phase keeps its own open NoC model. */
+gpuest_err gpuest_gpu_model_for_phase(gpuest_gpu_model_t *m, int k, gpuest_gpu_model_t **out, gpuest_error_t *err);
 /* gpuest_gpu_predict_sd over phases (the same forward differences of the combined estimate). */
 gpuest_err gpuest_gpu_predict_sd_phases(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                         const gpuest_model_phase_t *ph, int n, const gpuest_model_transform_t *t,

@@ -76,7 +76,10 @@ gpuest_err gpuest_gpu_model_solve_phases(gpuest_gpu_model_t *m, const gpuest_mod
     gpuest_gpu_estimate_t e[GPUEST_MODEL_MAX_PHASES];
     memset(e, 0, sizeof e);
     for (int k = 0; k < n; k++)
-        if (ph[k].warp_insts > 0)
-            GPUEST_TRY(gpuest_gpu_model_solve(m, &ph[k].w, t, p, &e[k], err));
+        if (ph[k].warp_insts > 0) {
+            gpuest_gpu_model_t *mk;
+            GPUEST_TRY(gpuest_gpu_model_for_phase(m, k, &mk, err));
+            GPUEST_TRY(gpuest_gpu_model_solve(mk, &ph[k].w, t, p, &e[k], err));
+        }
     return gpuest_model_combine_phases(ph, e, n, out, err);
 }

@@ -79,13 +79,61 @@ static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibrat
 
 static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
 
+/* What chooses between the two forms: the leave-one-configuration-out IPC error. */
+static double form_score(const gpuest_calibration_t *c) { return c->cv_ipc; }
+
+/* 1 when p lies inside the parameter bounds (a usable start for the fit) */
+static int params_usable(const gpuest_gpu_params_t *p)
+{
+    double th[GPUEST_GPU_PARAMS];
+    gpuest_gpu_params_to_vec(p, th);
+    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+        if (!(th[j] >= gpuest_gpu_param_lo[j] && th[j] <= gpuest_gpu_param_hi[j]))
+            return 0;
+    return 1;
+}
+
 /* With a warp profile both forms of the closed model are fitted, the scoreboard model (warps as
  * customers) and the token model (read tokens, alpha per warp), and the one with the smaller
  * leave-one-configuration-out IPC error is kept (a tie keeps the scoreboard model): on some
  * workloads the scoreboard model's fixed structure (one memory wait per epoch, all loads of an
  * epoch returning together) misses what the token model's free alpha absorbs. A file whose
  * token model won carries no warp profile; --refit walks the workload again and chooses again. */
+static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
+
+/* With kernel phases the model is fitted twice more, as one phase (the run's totals) and per phase,
+ * each in both forms, and the one with the smaller leave-one-configuration-out IPC error is kept, the
+ * same rule as between the forms (a tie keeps the phases). A calibration that keeps one phase drops
+ * its phase records (calibrate --refit --phases measures them again). Why: a phase's inputs come
+ * from its launches alone, which on workloads of alike launches adds parameters' worth of freedom
+ * the four excitation runs do not pin (on the development workloads the fit of some moved to
+ * another basin); the cross-validation decides, as it does between the forms. */
 gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err)
+{
+    if (c->nphases <= 0)
+        return fit_forms(cfg, c, err);
+    gpuest_calibration_t *one = malloc(sizeof *one);
+    if (!one)
+        return gpuest_fail(err, GPUEST_ENOMEM, "calibration: out of memory");
+    *one = *c;
+    one->nphases = 0;
+    gpuest_err rc = fit_forms(cfg, one, err);
+    if (rc == GPUEST_OK)
+        rc = fit_forms(cfg, c, err);
+    if (rc == GPUEST_OK) {
+        double phased = form_score(c), whole = form_score(one);
+        int measured = c->nphases;
+        if (whole < phased)
+            *c = *one; /* one phase: no phase records */
+        c->phase_choice = whole < phased ? -measured : measured;
+        c->phase_cv_ipc = phased;
+        c->whole_cv_ipc = whole;
+    }
+    free(one);
+    return rc;
+}
+
+static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err)
 {
     if (!(c->warp_profile[1] > 0))
         return fit_one_form(cfg, c, err);
@@ -97,8 +145,17 @@ gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_
     static const double none[4] = {0, 0, 0, 0};
     gpuest_calibration_set_profile(tok, none);
     gpuest_err rc = fit_one_form(cfg, tok, err);
-    if (rc == GPUEST_OK && tok->cv_ipc < c->cv_ipc)
-        *c = *tok;
+    if (rc == GPUEST_OK) {
+        int take = form_score(tok) < form_score(c);
+        gpuest_calibration_t *lost = take ? c : tok;
+        double o[3] = {lost->fit.rms_rel_error, lost->cv_ipc, lost->cv_amat};
+        if (take)
+            *c = *tok;
+        c->other_form = 1;
+        c->other_rms = o[0];
+        c->other_cv_ipc = o[1];
+        c->other_cv_amat = o[2];
+    }
     free(tok);
     return rc;
 }
@@ -110,7 +167,15 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
     phase_set_t ps;
     ps.n = gpuest_calibration_model_phases(c, ps.ph);
     GPUEST_TRY(build_points(cfg, c, &ps, -1, pts, &np, err));
+    gpuest_gpu_params_t prev = c->fit.params;
     gpuest_err rc = gpuest_gpu_fit(pts, np, &c->fit, err);
+    /* A refit also starts from the parameters it had (a fourth start): the fixed starts can miss the
+     * basin an earlier fit found, and the refit should not end worse than they are. */
+    if (rc == GPUEST_OK && params_usable(&prev)) {
+        gpuest_fit_result_t again;
+        if (gpuest_gpu_fit_from(pts, np, &prev, &again, err) == GPUEST_OK && again.chi2 < c->fit.chi2)
+            c->fit = again;
+    }
     c->util_lo = 1e9;
     c->util_hi = 0.0;
     for (int i = 0; rc == GPUEST_OK && i < np; i++) {

@@ -112,6 +112,15 @@ typedef struct {
     int nphases;
     char phase_names[GPUEST_MODEL_MAX_PHASES][GPUEST_NAME_MAX];
     gpuest_model_phase_t phases[GPUEST_MODEL_MAX_PHASES];
+    /* The form of the model not kept (gpuest_study_fit_runs fits both when there is a warp profile):
+     * its fit RMS and leave-one-out errors, for the report; other_form = 0: none fitted. Not stored. */
+    int other_form;
+    double other_rms, other_cv_ipc, other_cv_amat;
+    /* The choice between phases and one phase (gpuest_study_fit_runs, when phases were measured):
+     * phase_choice = +n kept n phases, -n kept one phase over n measured, 0 no choice made; the
+     * leave-one-out IPC errors of both. Not stored. */
+    int phase_choice;
+    double phase_cv_ipc, whole_cv_ipc;
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */
