@@ -5,6 +5,7 @@
  *   param NAME VALUE (alpha, eta, kappa; each once) | covar 9 values (row-major)
  *   chi2 V | dof N | iterations N | rms V | cv_ipc V | cv_amat V | util_range LO HI | calib_seconds V
  *   run LABEL SETS(';'-joined, '-' = none) then RUN_FIELDS numbers (measured outputs and inputs)
+ *   optional: simulator N | machine HEX | warp_profile 4 numbers | phase NAME 20 numbers (up to 8)
  * Every record except run appears exactly once; unknown records, missing or extra fields and
  * malformed numbers are errors naming file:line. The runs are the data the fit was made from. */
 #include <errno.h>

@@ -118,9 +118,8 @@ static gpuest_err phase_of(const group_t *g, gpuest_model_phase_t *ph, gpuest_er
 }
 
 gpuest_err gpuest_study_group_phases(const gpuest_sim_stats_t *kernels, const gpuest_study_launch_profile_t *prof,
-                                     int n, int use_profile, gpuest_calibration_t *c, gpuest_error_t *err)
+                                     int n, gpuest_calibration_t *c, gpuest_error_t *err)
 {
-    (void)use_profile; /* the walk is always kept; gpuest_calibration_model_phases applies the form */
     c->nphases = 0;
     if (n <= 0)
         return gpuest_fail(err, GPUEST_EINVAL, "no launch to group into phases");
@@ -208,7 +207,7 @@ gpuest_err gpuest_study_measure_phases(const gpuest_config_t *cfg, gpuest_calibr
     if (rc == GPUEST_OK && (size_t)np != nk)
         rc = gpuest_fail(err, GPUEST_EINVAL, "the run has %zu launches, the walk %d", nk, np);
     if (rc == GPUEST_OK)
-        rc = gpuest_study_group_phases(k, p, np, 1, c, err);
+        rc = gpuest_study_group_phases(k, p, np, c, err);
     gpuest_workload_destroy(wl);
     free(p);
     free(k);

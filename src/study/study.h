@@ -175,14 +175,14 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
  * grouped into phases (launches without memory requests join a neighbour; the most alike launches,
  * by kernel name, warps with work, instructions per request and L1 hit rate, are merged until at
  * most GPUEST_STUDY_PHASES remain) with each phase's inputs: the bridge's figures from the summed
- * statistics of its launches and the walk's profile. Fills c->phases (scoreboard fields only when
- * c has a warp profile) and c->nphases; *run (may be NULL) gets the run's totals. */
+ * statistics of its launches and the walk's profile. Fills c->phases (with the walk's scoreboard fields
+ * always: gpuest_calibration_model_phases applies the form) and c->nphases; *run (may be NULL) gets the run's totals. */
 gpuest_err gpuest_study_measure_phases(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_study_run_t *run,
                                        gpuest_error_t *err);
 /* Groups measured launches into phases (used by gpuest_study_measure_phases; exposed for tests):
  * kernels[i] and prof[i] describe launch i (same order), n launches. */
 gpuest_err gpuest_study_group_phases(const gpuest_sim_stats_t *kernels, const gpuest_study_launch_profile_t *prof,
-                                     int n, int use_profile, gpuest_calibration_t *c, gpuest_error_t *err);
+                                     int n, gpuest_calibration_t *c, gpuest_error_t *err);
 /* The phases as the model reads them: c's phases (which always keep their walk profile) with the
  * scoreboard fields cleared when c's form is the token model (no warp profile). Returns the count. */
 int gpuest_calibration_model_phases(const gpuest_calibration_t *c, gpuest_model_phase_t *out);

@@ -46,7 +46,7 @@ static void requestless_launch_joins(void **state)
     static gpuest_calibration_t c;
     memset(&c, 0, sizeof c);
     gpuest_error_t err;
-    assert_int_equal(gpuest_study_group_phases(k, p, 3, 1, &c, &err), GPUEST_OK);
+    assert_int_equal(gpuest_study_group_phases(k, p, 3, &c, &err), GPUEST_OK);
     assert_int_equal(c.nphases, 2);
     assert_string_equal(c.phase_names[0], "k1");
     assert_true(c.phases[0].warp_insts == 1500 && c.phases[0].reads == 100 && c.phases[0].line_reqs == 200);
@@ -56,7 +56,7 @@ static void requestless_launch_joins(void **state)
     assert_true(c.phases[1].warp_insts == 800 && fabs(c.phases[1].w.insts_per_request - 2.0) < 1e-12);
     /* a name mismatch between the run and the walk is refused */
     snprintf(p[2].name, sizeof p[2].name, "other");
-    assert_int_equal(gpuest_study_group_phases(k, p, 3, 1, &c, &err), GPUEST_EINVAL);
+    assert_int_equal(gpuest_study_group_phases(k, p, 3, &c, &err), GPUEST_EINVAL);
 }
 
 /* Six launches of one kernel, alike but for their warps with work (1, 1.1, 8, 8.5, 40, 41): down to
@@ -74,7 +74,7 @@ static void closest_launches_merge(void **state)
     memset(&c, 0, sizeof c);
     gpuest_error_t err;
     assert_int_equal(GPUEST_STUDY_PHASES, 4);
-    assert_int_equal(gpuest_study_group_phases(k, p, 6, 1, &c, &err), GPUEST_OK);
+    assert_int_equal(gpuest_study_group_phases(k, p, 6, &c, &err), GPUEST_OK);
     assert_int_equal(c.nphases, 4);
     assert_true(c.phases[0].warp_insts == 1000 && c.phases[1].warp_insts == 1100);
     assert_true(c.phases[2].warp_insts == 1200 + 1300 && c.phases[3].warp_insts == 1400 + 1500);
