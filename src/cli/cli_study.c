@@ -20,6 +20,7 @@ void cli_study_init(cli_study_opts_t *o)
     o->truth_csv = NULL;
     o->techniques = NULL;
     o->refit = 0;
+    o->phases = 0;
 }
 
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
@@ -31,6 +32,10 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
         return used;
     if (cli_args_is(a, "refit")) {
         o->refit = 1;
+        return 1;
+    }
+    if (cli_args_is(a, "phases")) {
+        o->phases = 1;
         return 1;
     }
     static const char *const ours[] = {"workload", "scale", "seed", "calibrations", "calibration", "csv",

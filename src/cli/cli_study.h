@@ -19,6 +19,7 @@ typedef struct {
     const char *truth_csv; /* validate: stored detailed runs */
     const char *techniques; /* validate: compression algorithms to validate, "bdi,dsm" (NULL: none) */
     int refit;             /* calibrate: refit the runs of the existing file */
+    int phases;            /* calibrate --refit --phases: measure the kernel phases (one baseline run) */
 } cli_study_opts_t;
 
 void cli_study_init(cli_study_opts_t *o);

@@ -17,7 +17,17 @@ static void help(FILE *out)
                  "kappa) by nonlinear least squares, cross-validates (leave one configuration out) and writes\n"
                  "DIR/<preset>-<workload>-<scale>.cal with the runs that made it. --refit fits the runs\n"
                  "stored in that file again (no simulation).\n\noptions:\n" CLI_CONFIG_HELP CLI_STUDY_HELP
-                 "  --refit                refit the stored runs\n");
+                 "  --refit                refit the stored runs\n"
+                 "  --phases               with --refit: first measure the kernel phases (per-launch inputs)\n"
+                 "                         with one detailed run of the baseline (files made before them)\n");
+}
+
+static double phase_total(const gpuest_calibration_t *c)
+{
+    double t = 0;
+    for (int i = 0; i < c->nphases; i++)
+        t += c->phases[i].warp_insts;
+    return t > 0 ? t : 1;
 }
 
 int cli_cmd_calibrate(int argc, char **argv)
@@ -40,8 +50,12 @@ int cli_cmd_calibrate(int argc, char **argv)
             cli_study_warn_stale(CMD, path, &c); /* the stored runs stay those of the machine they came from */
         if (e == GPUEST_OK && !(c.warp_profile[1] > 0)) /* a file of the token model: walk the workload once */
             e = gpuest_study_profile_calibration(&o.cc.cfg, &c, &err);
+        if (e == GPUEST_OK && o.phases) /* one detailed baseline run for the per-launch inputs */
+            e = gpuest_study_measure_phases(&o.cc.cfg, &c, NULL, &err);
         if (e == GPUEST_OK)
             e = gpuest_study_fit_runs(&o.cc.cfg, &c, &err);
+    } else if (o.phases) {
+        return cli_usage_error(CMD, "--phases goes with --refit (a new calibration measures the phases anyway)");
     } else {
         gpuest_progress_t *pr = cli_progress("calibrate", 4);
         e = gpuest_study_calibrate(&o.cc.cfg, o.workload, o.scale, o.seed, pr, &c, &err);
@@ -65,8 +79,19 @@ int cli_cmd_calibrate(int argc, char **argv)
            sqrt(c.fit.covar[2][2]));
     printf("  model: %s\n", c.warp_profile[1] > 0 ? "scoreboard (warps as customers; kept: smaller leave-one-out IPC error)"
                                                   : "token (read tokens per warp)");
+    for (int i = 0; i < c.nphases; i++)
+        printf("  phase %-14s %5.1f %% of instructions, %.1f warps with work per SM, %.2f instructions per request\n",
+               c.phase_names[i], 100 * c.phases[i].warp_insts / phase_total(&c),
+               c.phases[i].w.active_warps, c.phases[i].w.insts_per_request);
     printf("  fit RMS relative error %.2f %%; leave-one-out error IPC %.2f %%, AMAT %.2f %%\n",
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc, 100 * c.cv_amat);
+    if (c.phase_choice)
+        printf("  kernel phases: %s (leave-one-out IPC error %.2f %% with %d phases, %.2f %% as one)\n",
+               c.phase_choice > 0 ? "kept" : "not kept, the run is one phase", 100 * c.phase_cv_ipc,
+               c.phase_choice > 0 ? c.phase_choice : -c.phase_choice, 100 * c.whole_cv_ipc);
+    if (c.other_form)
+        printf("  the other form: fit RMS %.2f %%; leave-one-out IPC %.2f %%, AMAT %.2f %%\n", 100 * c.other_rms,
+               100 * c.other_cv_ipc, 100 * c.other_cv_amat);
     printf("  written to %s\n", path);
     return 0;
 }

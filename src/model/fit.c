@@ -54,7 +54,8 @@ static int residuals(const gsl_vector *u, void *vctx, gsl_vector *f)
         gpuest_gpu_estimate_t e;
         gpuest_error_t err;
         double ri = 10.0, ra = 10.0; /* a failed solve is a large miss, never NaN */
-        if (gpuest_gpu_model_solve(pt->model, &pt->workload, &pt->transform, &p, &e, &err) == GPUEST_OK) {
+        if (gpuest_gpu_model_solve_phases(pt->model, &pt->workload, pt->phases, pt->num_phases, &pt->transform, &p, &e,
+                                          &err) == GPUEST_OK) {
             ri = (e.ipc - pt->ipc) / pt->ipc;
             ra = (e.amat - pt->amat) / pt->amat;
         }
@@ -188,16 +189,34 @@ gpuest_err gpuest_gpu_predict_sd(gpuest_gpu_model_t *m, const gpuest_model_workl
                                  const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
                                  double *ipc_sd, double *amat_sd, gpuest_error_t *err)
 {
-    /* forward differences from the estimate at the fitted parameters (NP + 1 solves) */
-    gpuest_gpu_estimate_t e0;
-    GPUEST_TRY(gpuest_gpu_model_solve(m, w, t, &fit->params, &e0, err));
-    return gpuest_gpu_predict_sd_at(m, w, t, fit, &e0, ipc_sd, amat_sd, err);
+    return gpuest_gpu_predict_sd_phases(m, w, NULL, 0, t, fit, ipc_sd, amat_sd, err);
 }
 
 gpuest_err gpuest_gpu_predict_sd_at(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                     const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
                                     const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
                                     gpuest_error_t *err)
+{
+    return gpuest_gpu_predict_sd_phases_at(m, w, NULL, 0, t, fit, at, ipc_sd, amat_sd, err);
+}
+
+gpuest_err gpuest_gpu_predict_sd_phases(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                        const gpuest_model_phase_t *ph, int n, const gpuest_model_transform_t *t,
+                                        const gpuest_fit_result_t *fit, double *ipc_sd, double *amat_sd,
+                                        gpuest_error_t *err)
+{
+    gpuest_gpu_estimate_t e0;
+    GPUEST_TRY(gpuest_gpu_model_solve_phases(m, w, ph, n, t, &fit->params, &e0, err));
+    return gpuest_gpu_predict_sd_phases_at(m, w, ph, n, t, fit, &e0, ipc_sd, amat_sd, err);
+}
+
+/* Forward differences from the estimate `at` (the solve at the fitted parameters, which the
+ * caller already has): NP more solves. */
+gpuest_err gpuest_gpu_predict_sd_phases_at(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                           const gpuest_model_phase_t *ph, int n,
+                                           const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
+                                           const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
+                                           gpuest_error_t *err)
 {
     double th[NP], gi[NP], ga[NP];
     const gpuest_gpu_estimate_t e0 = *at;
@@ -209,7 +228,7 @@ gpuest_err gpuest_gpu_predict_sd_at(gpuest_gpu_model_t *m, const gpuest_model_wo
         gpuest_gpu_params_t pp;
         gpuest_gpu_params_from_vec(&pp, tp);
         gpuest_gpu_estimate_t ep;
-        GPUEST_TRY(gpuest_gpu_model_solve(m, w, t, &pp, &ep, err));
+        GPUEST_TRY(gpuest_gpu_model_solve_phases(m, w, ph, n, t, &pp, &ep, err));
         gi[j] = (ep.ipc - e0.ipc) / h;
         ga[j] = (ep.amat - e0.amat) / h;
     }

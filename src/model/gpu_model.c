@@ -119,7 +119,23 @@ struct gpuest_gpu_model_s {
     int link_used;
     double hot_capacity;         /* utilisation of the hottest link when the open model saturates: its
                                     usable share after head-of-line and allocation losses */
+    /* models of the same machine for kernel phases 1.. (phases.c): each phase keeps the open NoC model
+     * of its own write share and reply length instead of rebuilding this one at every switch */
+    struct gpuest_gpu_model_s *phase_kid[GPUEST_MODEL_MAX_PHASES];
 };
+
+gpuest_err gpuest_gpu_model_for_phase(gpuest_gpu_model_t *m, int k, gpuest_gpu_model_t **out, gpuest_error_t *err)
+{
+    *out = m;
+    if (k <= 0)
+        return GPUEST_OK;
+    if (k >= GPUEST_MODEL_MAX_PHASES)
+        return gpuest_fail(err, GPUEST_EINVAL, "phase %d: at most %d phases", k, GPUEST_MODEL_MAX_PHASES);
+    if (!m->phase_kid[k])
+        GPUEST_TRY(gpuest_gpu_model_create(&m->cfg, &m->phase_kid[k], err));
+    *out = m->phase_kid[k];
+    return GPUEST_OK;
+}
 
 gpuest_err gpuest_gpu_model_create(const gpuest_config_t *cfg, gpuest_gpu_model_t **out, gpuest_error_t *err)
 {
@@ -164,6 +180,9 @@ int gpuest_gpu_model_retarget(gpuest_gpu_model_t *m, const gpuest_config_t *cfg)
     m->net_cfg = net;
     m->l2c = cfg->core.clock_mhz / cfg->l2.clock_mhz;
     m->dramc = cfg->core.clock_mhz / cfg->dram.clock_mhz;
+    for (int k = 0; k < GPUEST_MODEL_MAX_PHASES; k++)
+        if (m->phase_kid[k])
+            gpuest_gpu_model_retarget(m->phase_kid[k], cfg); /* the same network: always retargets */
     return 1;
 }
 
@@ -172,6 +191,8 @@ void gpuest_gpu_model_destroy(gpuest_gpu_model_t *m)
     if (!m)
         return;
     gpuest_model_noc_destroy(m->noc);
+    for (int k = 0; k < GPUEST_MODEL_MAX_PHASES; k++)
+        gpuest_gpu_model_destroy(m->phase_kid[k]);
     free(m);
 }
 
@@ -454,8 +475,10 @@ typedef struct {
 static void customer_of(const gpuest_config_t *c, const gpuest_model_workload_t *w, const gpuest_gpu_params_t *p,
                         double ipr, double wpr, double hit_lat, customer_t *k)
 {
+    /* a phase whose work sits on a few warps runs with that few (phases.c) */
+    double act = w->active_warps > 0 ? w->active_warps : 0.0;
     if (w->insts_per_epoch > 0 && w->resident_warps > 0) {
-        k->n = w->resident_warps;
+        k->n = act > 0 && act < w->resident_warps ? act : w->resident_warps;
         k->insts = p->alpha * w->insts_per_epoch;
         k->reads = k->insts / ipr;
         double q = p->alpha * w->lines_per_epoch, h1 = clamp01(w->l1_hit_rate);
@@ -469,8 +492,8 @@ static void customer_of(const gpuest_config_t *c, const gpuest_model_workload_t 
     }
     double lt = w->avail_warps * w->cycles_per_schedule; /* latency tolerance, LATTE-CC eq. 4 */
     double exposed_hit = hit_lat - lt > 0 ? hit_lat - lt : 0.0;
-    k->n = c->l1.mshrs > 0 && p->alpha * c->core.warps_per_sm > c->l1.mshrs ? c->l1.mshrs
-                                                                              : p->alpha * c->core.warps_per_sm;
+    double slots = act > 0 && act < c->core.warps_per_sm ? act : c->core.warps_per_sm;
+    k->n = c->l1.mshrs > 0 && p->alpha * slots > c->l1.mshrs ? c->l1.mshrs : p->alpha * slots;
     k->insts = ipr;
     k->reads = 1.0;
     k->pm = 1.0;

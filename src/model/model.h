@@ -290,6 +290,11 @@ typedef struct {
      * the blocking with its own miss latency). 0: not measured (no LD/ST station). */
     double ldst_block_per_read;
     double block_miss_latency;
+    /* Warps per SM with work at a time, from the walk (phases.c: the launch's warp instructions
+     * over SMs x its longest warp's, capped by the resident warps): a launch where a few warps carry
+     * the work (a small BFS frontier) runs with that few customers. 0: not given (the resident warps,
+     * or for the token model the SM's warp slots). */
+    double active_warps;
 } gpuest_model_workload_t;
 
 /* Technique transform of the model inputs (filled by the technique layer; identity by default).
@@ -451,6 +456,10 @@ typedef struct {
     gpuest_model_transform_t transform;
     double ipc, amat;       /* measured */
     double ipc_cv, amat_cv; /* relative standard error of the measurements (0: exact, weight 1) */
+    /* Kernel phases (phases.c; NULL or 0: the run as one phase, `workload`): each solved with its own
+     * inputs and combined by instruction share. Not owned. */
+    const struct gpuest_model_phase_s *phases;
+    int num_phases;
 } gpuest_fit_point_t;
 
 typedef struct {
@@ -477,6 +486,47 @@ gpuest_err gpuest_gpu_predict_sd_at(gpuest_gpu_model_t *m, const gpuest_model_wo
                                     const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
                                     const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
                                     gpuest_error_t *err);
+
+/* ============================================================ kernel phases (phases.c)
+ * A run is a sequence of kernel launches that differ in parallelism, hit rates and traffic (a BFS
+ * level with a frontier of ten nodes and one of ten thousand). Each phase (one launch or a group of
+ * similar ones) is solved as its own closed network with its own inputs; the phases run one after
+ * another, so their times add: total time = sum over phases of instructions_k / IPC_k. */
+#define GPUEST_MODEL_MAX_PHASES 8
+typedef struct gpuest_model_phase_s {
+    double warp_insts;   /* warp instructions of the phase (any common unit: shares suffice) */
+    double line_reqs;    /* load line requests (L1 accesses): the weight of its AMAT */
+    double reads;        /* read requests sent to the MCs: the weight of its miss latencies */
+    gpuest_model_workload_t w; /* the phase's own inputs */
+} gpuest_model_phase_t;
+
+/* Combines per-phase estimates e[0..n) of phases ph into one run: thread IPC = thread instructions /
+ * sum of phase times (time_k = warp_insts_k / warp_ipc_k); AMAT weighted by line requests; request,
+ * memory, reply and miss latencies by reads; MC stall, link and injection utilisations, bottleneck
+ * utilisation and tokens by time. Phases with no instructions are skipped. GPUEST_EINVAL when no
+ * phase has instructions or a phase with instructions has a non-positive IPC. */
+gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpuest_gpu_estimate_t *e, int n,
+                                       gpuest_gpu_estimate_t *out, gpuest_error_t *err);
+/* Solves every phase on m (same transform and parameters) and combines them. n = 0 or ph = NULL:
+ * gpuest_gpu_model_solve(m, w, ...). */
+gpuest_err gpuest_gpu_model_solve_phases(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                         const gpuest_model_phase_t *ph, int n, const gpuest_model_transform_t *t,
+                                         const gpuest_gpu_params_t *p, gpuest_gpu_estimate_t *out,
+                                         gpuest_error_t *err);
+/* The model phase k is solved on: m itself for k = 0, else a model of m's machine that m owns (made
+ * on first use, retargeted and destroyed with m), so that each phase keeps its own open NoC model. */
+gpuest_err gpuest_gpu_model_for_phase(gpuest_gpu_model_t *m, int k, gpuest_gpu_model_t **out, gpuest_error_t *err);
+/* gpuest_gpu_predict_sd over phases (the same forward differences of the combined estimate). */
+gpuest_err gpuest_gpu_predict_sd_phases(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                        const gpuest_model_phase_t *ph, int n, const gpuest_model_transform_t *t,
+                                        const gpuest_fit_result_t *fit, double *ipc_sd, double *amat_sd,
+                                        gpuest_error_t *err);
+/* The same from the estimate at the fitted parameters the caller already solved. */
+gpuest_err gpuest_gpu_predict_sd_phases_at(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                           const gpuest_model_phase_t *ph, int n,
+                                           const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
+                                           const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
+                                           gpuest_error_t *err);
 
 #ifdef __cplusplus
 }

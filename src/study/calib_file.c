@@ -5,6 +5,7 @@
  *   param NAME VALUE (alpha, eta, kappa; each once) | covar 9 values (row-major)
  *   chi2 V | dof N | iterations N | rms V | cv_ipc V | cv_amat V | util_range LO HI | calib_seconds V
  *   run LABEL SETS(';'-joined, '-' = none) then RUN_FIELDS numbers (measured outputs and inputs)
+ *   optional: simulator N | machine HEX | warp_profile 4 numbers | phase NAME 20 numbers (up to 8)
  * Every record except run appears exactly once; unknown records, missing or extra fields and
  * malformed numbers are errors naming file:line. The runs are the data the fit was made from. */
 #include <errno.h>
@@ -33,6 +34,35 @@ static void run_nums(const gpuest_study_run_t *r, double *v)
                           w->dram_per_request, w->row_hit_rate, w->write_fraction, w->threads_per_warp_inst,
                           w->avail_warps, w->cycles_per_schedule, w->ldst_block_per_read, w->block_miss_latency};
     memcpy(v, t, sizeof t);
+}
+
+/* Optional record (files written before the kernel phases lack it; they estimate the run as one
+ * phase): phase NAME then PHASE_NUMS numbers, at most GPUEST_MODEL_MAX_PHASES, in order. */
+#define PHASE_NUMS 20
+
+static void phase_nums(const gpuest_model_phase_t *p, double *v)
+{
+    const gpuest_model_workload_t *w = &p->w;
+    double t[PHASE_NUMS] = {p->warp_insts, p->line_reqs, p->reads, w->insts_per_request, w->hits_per_request,
+                            w->l1_hit_rate, w->l2_hit_rate, w->dram_per_request, w->row_hit_rate, w->write_fraction,
+                            w->threads_per_warp_inst, w->avail_warps, w->cycles_per_schedule, w->ldst_block_per_read,
+                            w->block_miss_latency, w->resident_warps, w->insts_per_epoch, w->lines_per_epoch,
+                            w->dep_per_epoch, w->active_warps};
+    memcpy(v, t, sizeof t);
+}
+
+static void phase_from_nums(gpuest_model_phase_t *p, const double *v)
+{
+    memset(p, 0, sizeof *p);
+    gpuest_model_workload_t *w = &p->w;
+    double *dst[PHASE_NUMS] = {&p->warp_insts, &p->line_reqs, &p->reads, &w->insts_per_request,
+                               &w->hits_per_request, &w->l1_hit_rate, &w->l2_hit_rate, &w->dram_per_request,
+                               &w->row_hit_rate, &w->write_fraction, &w->threads_per_warp_inst, &w->avail_warps,
+                               &w->cycles_per_schedule, &w->ldst_block_per_read, &w->block_miss_latency,
+                               &w->resident_warps, &w->insts_per_epoch, &w->lines_per_epoch, &w->dep_per_epoch,
+                               &w->active_warps};
+    for (int k = 0; k < PHASE_NUMS; k++)
+        *dst[k] = v[k];
 }
 
 static void run_from_nums(gpuest_study_run_t *r, const double *v)
@@ -88,6 +118,19 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
         fprintf(o, "# warp_profile resident_warps insts_per_epoch lines_per_epoch dep_per_epoch\n"
                    "warp_profile %.17g %.17g %.17g %.17g\n",
                 pw->resident_warps, pw->insts_per_epoch, pw->lines_per_epoch, pw->dep_per_epoch);
+    if (c->nphases > 0)
+        fprintf(o, "# phase name warp_insts line_reqs reads insts_per_request hits_per_request l1_hit_rate "
+                   "l2_hit_rate dram_per_request row_hit_rate write_fraction threads_per_warp_inst avail_warps "
+                   "cycles_per_schedule ldst_block_per_read block_miss_latency resident_warps insts_per_epoch "
+                   "lines_per_epoch dep_per_epoch active_warps\n");
+    for (int i = 0; i < c->nphases; i++) {
+        double v[PHASE_NUMS];
+        phase_nums(&c->phases[i], v);
+        fprintf(o, "phase %s", c->phase_names[i]);
+        for (int k = 0; k < PHASE_NUMS; k++)
+            fprintf(o, " %.17g", v[k]);
+        fprintf(o, "\n");
+    }
     fprintf(o, "# run label sets ipc amat mc_stall link_util_max ipc_cv amat_cv cycles sim_seconds insts_per_request "
                "hits_per_request l1_hit_rate l2_hit_rate dram_per_request row_hit_rate write_fraction "
                "threads_per_warp_inst avail_warps cycles_per_schedule ldst_block_per_read block_miss_latency\n");
@@ -172,9 +215,45 @@ static int parse_profile(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c,
     return 1;
 }
 
+static int parse_phase(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, gpuest_err *rc)
+{
+    if (strcmp(tok[0], "phase") != 0)
+        return 0;
+    *rc = want(p, nt, 2 + PHASE_NUMS, tok[0]);
+    if (*rc != GPUEST_OK)
+        return 1;
+    if (c->nphases >= GPUEST_MODEL_MAX_PHASES) {
+        *rc = perr(p, "more than the %s phases a calibration holds%s", "8", "");
+        return 1;
+    }
+    if (strlen(tok[1]) >= sizeof c->phase_names[0]) {
+        *rc = perr(p, "phase name '%s' too long%s", tok[1], "");
+        return 1;
+    }
+    double v[PHASE_NUMS];
+    for (int k = 0; k < PHASE_NUMS; k++) {
+        *rc = num(p, tok[2 + k], "phase field", &v[k]);
+        if (*rc != GPUEST_OK)
+            return 1;
+        if (v[k] < 0) {
+            *rc = perr(p, "phase %s: every field must be >= 0 (got '%s')", tok[1], tok[2 + k]);
+            return 1;
+        }
+    }
+    if (!(v[0] > 0) || !(v[3] > 0)) {
+        *rc = perr(p, "phase %s: warp instructions and instructions per request must be > 0%s", tok[1], "");
+        return 1;
+    }
+    snprintf(c->phase_names[c->nphases], sizeof c->phase_names[0], "%s", tok[1]);
+    phase_from_nums(&c->phases[c->nphases++], v);
+    return 1;
+}
+
 /* Optional records (files written before the v2 simulator lack them): simulator N, machine HEX. */
 static int parse_optional(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen_opt, gpuest_err *rc)
 {
+    if (parse_phase(p, tok, nt, c, rc))
+        return 1;
     if (parse_profile(p, tok, nt, c, seen_opt + 2, rc))
         return 1;
     int k = strcmp(tok[0], "simulator") == 0 ? 0 : (strcmp(tok[0], "machine") == 0 ? 1 : -1);

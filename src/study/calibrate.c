@@ -31,6 +31,12 @@ static void variant_of_run(const gpuest_study_run_t *r, gpuest_study_variant_t *
     }
 }
 
+/* The phases every fit point and estimate of c reads (static: the fit keeps pointers to them). */
+typedef struct {
+    gpuest_model_phase_t ph[GPUEST_MODEL_MAX_PHASES];
+    int n;
+} phase_set_t;
+
 static void free_models(gpuest_fit_point_t *pts, int n)
 {
     for (int i = 0; i < n; i++)
@@ -38,8 +44,8 @@ static void free_models(gpuest_fit_point_t *pts, int n)
 }
 
 /* Builds fit points for runs [0, n) except `skip` (-1: none). */
-static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibration_t *c, int skip,
-                               gpuest_fit_point_t *pts, int *np, gpuest_error_t *err)
+static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibration_t *c, const phase_set_t *ps,
+                               int skip, gpuest_fit_point_t *pts, int *np, gpuest_error_t *err)
 {
     *np = 0;
     for (int i = 0; i < c->nruns; i++) {
@@ -63,6 +69,9 @@ static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibrat
         p->amat = c->runs[i].amat;
         p->ipc_cv = c->runs[i].ipc_cv;
         p->amat_cv = c->runs[i].amat_cv;
+        /* every configuration's phases are the baseline's (what an estimate has) */
+        p->phases = ps->n > 0 ? ps->ph : NULL;
+        p->num_phases = ps->n;
         (*np)++;
     }
     return GPUEST_OK;
@@ -70,13 +79,61 @@ static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibrat
 
 static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
 
+/* What chooses between the two forms: the leave-one-configuration-out IPC error. */
+static double form_score(const gpuest_calibration_t *c) { return c->cv_ipc; }
+
+/* 1 when p lies inside the parameter bounds (a usable start for the fit) */
+static int params_usable(const gpuest_gpu_params_t *p)
+{
+    double th[GPUEST_GPU_PARAMS];
+    gpuest_gpu_params_to_vec(p, th);
+    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+        if (!(th[j] >= gpuest_gpu_param_lo[j] && th[j] <= gpuest_gpu_param_hi[j]))
+            return 0;
+    return 1;
+}
+
 /* With a warp profile both forms of the closed model are fitted, the scoreboard model (warps as
  * customers) and the token model (read tokens, alpha per warp), and the one with the smaller
  * leave-one-configuration-out IPC error is kept (a tie keeps the scoreboard model): on some
  * workloads the scoreboard model's fixed structure (one memory wait per epoch, all loads of an
  * epoch returning together) misses what the token model's free alpha absorbs. A file whose
  * token model won carries no warp profile; --refit walks the workload again and chooses again. */
+static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
+
+/* With kernel phases the model is fitted twice more, as one phase (the run's totals) and per phase,
+ * each in both forms, and the one with the smaller leave-one-configuration-out IPC error is kept, the
+ * same rule as between the forms (a tie keeps the phases). A calibration that keeps one phase drops
+ * its phase records (calibrate --refit --phases measures them again). Why: a phase's inputs come
+ * from its launches alone, which on workloads of alike launches adds parameters' worth of freedom
+ * the four excitation runs do not pin (on the development workloads the fit of some moved to
+ * another basin); the cross-validation decides, as it does between the forms. */
 gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err)
+{
+    if (c->nphases <= 0)
+        return fit_forms(cfg, c, err);
+    gpuest_calibration_t *one = malloc(sizeof *one);
+    if (!one)
+        return gpuest_fail(err, GPUEST_ENOMEM, "calibration: out of memory");
+    *one = *c;
+    one->nphases = 0;
+    gpuest_err rc = fit_forms(cfg, one, err);
+    if (rc == GPUEST_OK)
+        rc = fit_forms(cfg, c, err);
+    if (rc == GPUEST_OK) {
+        double phased = form_score(c), whole = form_score(one);
+        int measured = c->nphases;
+        if (whole < phased)
+            *c = *one; /* one phase: no phase records */
+        c->phase_choice = whole < phased ? -measured : measured;
+        c->phase_cv_ipc = phased;
+        c->whole_cv_ipc = whole;
+    }
+    free(one);
+    return rc;
+}
+
+static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err)
 {
     if (!(c->warp_profile[1] > 0))
         return fit_one_form(cfg, c, err);
@@ -88,8 +145,17 @@ gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_
     static const double none[4] = {0, 0, 0, 0};
     gpuest_calibration_set_profile(tok, none);
     gpuest_err rc = fit_one_form(cfg, tok, err);
-    if (rc == GPUEST_OK && tok->cv_ipc < c->cv_ipc)
-        *c = *tok;
+    if (rc == GPUEST_OK) {
+        int take = form_score(tok) < form_score(c);
+        gpuest_calibration_t *lost = take ? c : tok;
+        double o[3] = {lost->fit.rms_rel_error, lost->cv_ipc, lost->cv_amat};
+        if (take)
+            *c = *tok;
+        c->other_form = 1;
+        c->other_rms = o[0];
+        c->other_cv_ipc = o[1];
+        c->other_cv_amat = o[2];
+    }
     free(tok);
     return rc;
 }
@@ -98,13 +164,24 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
 {
     gpuest_fit_point_t pts[GPUEST_STUDY_MAX_RUNS];
     int np;
-    GPUEST_TRY(build_points(cfg, c, -1, pts, &np, err));
+    phase_set_t ps;
+    ps.n = gpuest_calibration_model_phases(c, ps.ph);
+    GPUEST_TRY(build_points(cfg, c, &ps, -1, pts, &np, err));
+    gpuest_gpu_params_t prev = c->fit.params;
     gpuest_err rc = gpuest_gpu_fit(pts, np, &c->fit, err);
+    /* A refit also starts from the parameters it had (a fourth start): the fixed starts can miss the
+     * basin an earlier fit found, and the refit should not end worse than they are. */
+    if (rc == GPUEST_OK && params_usable(&prev)) {
+        gpuest_fit_result_t again;
+        if (gpuest_gpu_fit_from(pts, np, &prev, &again, err) == GPUEST_OK && again.chi2 < c->fit.chi2)
+            c->fit = again;
+    }
     c->util_lo = 1e9;
     c->util_hi = 0.0;
     for (int i = 0; rc == GPUEST_OK && i < np; i++) {
         gpuest_gpu_estimate_t e;
-        rc = gpuest_gpu_model_solve(pts[i].model, &pts[i].workload, &pts[i].transform, &c->fit.params, &e, err);
+        rc = gpuest_gpu_model_solve_phases(pts[i].model, &pts[i].workload, pts[i].phases, pts[i].num_phases,
+                                           &pts[i].transform, &c->fit.params, &e, err);
         if (rc == GPUEST_OK) {
             c->util_lo = e.bottleneck_util < c->util_lo ? e.bottleneck_util : c->util_lo;
             c->util_hi = e.bottleneck_util > c->util_hi ? e.bottleneck_util : c->util_hi;
@@ -120,7 +197,7 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
     for (int k = 1; k < c->nruns && c->nruns > 2; k++) {
         gpuest_fit_point_t sub[GPUEST_STUDY_MAX_RUNS];
         int ns;
-        GPUEST_TRY(build_points(cfg, c, k, sub, &ns, err));
+        GPUEST_TRY(build_points(cfg, c, &ps, k, sub, &ns, err));
         gpuest_fit_result_t f;
         rc = gpuest_gpu_fit_from(sub, ns, &c->fit.params, &f, err);
         free_models(sub, ns);
@@ -133,7 +210,8 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
         GPUEST_TRY(gpuest_study_apply(cfg, &v, &vc, err));
         GPUEST_TRY(gpuest_gpu_model_create(&vc, &m, err));
         gpuest_gpu_estimate_t e;
-        rc = gpuest_gpu_model_solve(m, &c->runs[0].in, NULL, &f.params, &e, err);
+        rc = gpuest_gpu_model_solve_phases(m, &c->runs[0].in, ps.n > 0 ? ps.ph : NULL, ps.n, NULL, &f.params, &e,
+                                           err);
         gpuest_gpu_model_destroy(m);
         if (rc != GPUEST_OK)
             return rc;
@@ -191,7 +269,10 @@ gpuest_err gpuest_study_calibrate(const gpuest_config_t *cfg, const char *worklo
         gpuest_config_t vc;
         GPUEST_TRY(gpuest_study_apply(cfg, &vars[i], &vc, err));
         gpuest_study_run_t *r = &out->runs[out->nruns];
-        GPUEST_TRY(gpuest_study_run_detailed(&vc, workload, scale, seed, r, err));
+        if (i == 0) /* the baseline also gives the kernel phases */
+            GPUEST_TRY(gpuest_study_measure_phases(&vc, out, r, err));
+        else
+            GPUEST_TRY(gpuest_study_run_detailed(&vc, workload, scale, seed, r, err));
         gpuest_study_run_label(r, &vars[i]);
         out->nruns++;
         if (progress)

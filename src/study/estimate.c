@@ -155,10 +155,12 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
     if (c->nruns < 1)
         return gpuest_fail(err, GPUEST_EINVAL, "calibration has no runs");
     const gpuest_model_workload_t *w = &c->runs[0].in;
-    gpuest_err rc = gpuest_gpu_model_solve(m, w, t, &c->fit.params, &out->raw, err);
+    gpuest_model_phase_t ph[GPUEST_MODEL_MAX_PHASES];
+    int nph = gpuest_calibration_model_phases(c, ph); /* 0: the run as one phase */
+    gpuest_err rc = gpuest_gpu_model_solve_phases(m, w, ph, nph, t, &c->fit.params, &out->raw, err);
     double ipc_sd = 0, amat_sd = 0;
     if (rc == GPUEST_OK)
-        rc = gpuest_gpu_predict_sd_at(m, w, t, &c->fit, &out->raw, &ipc_sd, &amat_sd, err);
+        rc = gpuest_gpu_predict_sd_phases_at(m, w, ph, nph, t, &c->fit, &out->raw, &ipc_sd, &amat_sd, err);
     if (rc != GPUEST_OK)
         return rc;
     const gpuest_gpu_estimate_t *e = &out->raw;
@@ -184,7 +186,7 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
         snprintf(out->why, sizeof out->why, "bottleneck utilisation %.2f outside the calibrated %.2f..%.2f",
                  e->bottleneck_util, c->util_lo, c->util_hi);
     }
-    double flo, fhi;
+    double flo = 0, fhi = 0;
     const char *key = outside_range(c, cfg, &flo, &fhi);
     if (key) {
         out->extrapolated = 1;

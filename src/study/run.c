@@ -8,6 +8,13 @@
 gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
                                      uint64_t seed, gpuest_study_run_t *out, gpuest_error_t *err)
 {
+    return gpuest_study_run_detailed_kernels(cfg, workload, scale, seed, out, NULL, NULL, err);
+}
+
+gpuest_err gpuest_study_run_detailed_kernels(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                             uint64_t seed, gpuest_study_run_t *out, gpuest_sim_stats_t **kernels,
+                                             size_t *num_kernels, gpuest_error_t *err)
+{
     memset(out, 0, sizeof *out);
     gpuest_workload_t *wl = NULL;
     GPUEST_TRY(gpuest_workload_create(workload, scale, seed, &wl, err));
@@ -37,6 +44,12 @@ gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *wor
         out->link_util_max = r.total.link_util_max;
         out->cycles = r.total.cycles;
         out->sim_seconds = r.wall_seconds;
+    }
+    if (rc == GPUEST_OK && kernels) { /* hand the per-launch rows over to the caller */
+        *kernels = r.kernels;
+        *num_kernels = r.num_kernels;
+        r.kernels = NULL;
+        r.num_kernels = 0;
     }
     gpuest_sim_result_free(&r);
     gpuest_technique_set_destroy(techs);

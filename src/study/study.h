@@ -40,6 +40,16 @@ gpuest_err gpuest_study_warp_profile(const gpuest_config_t *cfg, const char *wor
 gpuest_err gpuest_study_warp_profile_of(const gpuest_config_t *cfg, gpuest_workload_t *wl, gpuest_model_workload_t *w,
                                         gpuest_error_t *err);
 
+/* One launch's walk (warp_profile.c, per launch): totals over its warps (walked warps scaled up to
+ * the launch), resident warps per SM, and warps per SM with work at a time (active <= resident). */
+typedef struct {
+    char name[GPUEST_WL_NAME_MAX];
+    double epochs, insts, lines, dep;
+    double resident, active;
+} gpuest_study_launch_profile_t;
+gpuest_err gpuest_study_launch_profiles(const gpuest_config_t *cfg, gpuest_workload_t *wl,
+                                        gpuest_study_launch_profile_t *out, int cap, int *n, gpuest_error_t *err);
+
 /* ------------------------------------------------------------ configuration variants (variants.c) */
 #define GPUEST_STUDY_MAX_SETS 6
 typedef struct {
@@ -71,7 +81,12 @@ typedef struct {
 gpuest_err gpuest_study_run_detailed(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
                                      uint64_t seed, gpuest_study_run_t *out, gpuest_error_t *err);
 
-/* ------------------------------------------------------------ calibration (calibrate.c, calib_file.c) */
+/* The same, also handing over the per-launch statistics (*kernels, malloc'd, the caller frees). */
+gpuest_err gpuest_study_run_detailed_kernels(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
+                                             uint64_t seed, gpuest_study_run_t *out, gpuest_sim_stats_t **kernels,
+                                             size_t *num_kernels, gpuest_error_t *err);
+
+/* ------------------------------------------------------------ calibration (calib_file.c, calibrate.c) */
 #define GPUEST_STUDY_MAX_RUNS 8
 /* Generation of the simulator whose runs a calibration is fitted to: 2 = the v2 simulator (warp
  * scoreboard, L1I/L1C front end, memory sub-partitions, DRAM command state machine). Raise it
@@ -91,6 +106,21 @@ typedef struct {
     int sim_generation;    /* GPUEST_STUDY_SIM_GENERATION at calibration; 0: not recorded (pre-v2 files) */
     uint64_t machine_hash; /* gpuest_study_machine_hash of the calibrated machine; 0: not recorded */
     double warp_profile[4]; /* resident warps, insts, lines and dependence delay per epoch; all 0: none */
+    /* Kernel phases (phases.c) measured on the baseline run: each launch group's own inputs; the
+     * fit and every estimate solve them one by one and add their times. 0: the run as one phase
+     * (files written before the phases, which estimate exactly as they did). */
+    int nphases;
+    char phase_names[GPUEST_MODEL_MAX_PHASES][GPUEST_NAME_MAX];
+    gpuest_model_phase_t phases[GPUEST_MODEL_MAX_PHASES];
+    /* The form of the model not kept (gpuest_study_fit_runs fits both when there is a warp profile):
+     * its fit RMS and leave-one-out errors, for the report; other_form = 0: none fitted. Not stored. */
+    int other_form;
+    double other_rms, other_cv_ipc, other_cv_amat;
+    /* The choice between phases and one phase (gpuest_study_fit_runs, when phases were measured):
+     * phase_choice = +n kept n phases, -n kept one phase over n measured, 0 no choice made; the
+     * leave-one-out IPC errors of both. Not stored. */
+    int phase_choice;
+    double phase_cv_ipc, whole_cv_ipc;
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */
@@ -136,6 +166,26 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
 gpuest_err gpuest_calibration_read(const char *path, gpuest_calibration_t *c, gpuest_error_t *err);
 gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest_calibration_t *c,
                                     gpuest_error_t *err);
+
+/* ------------------------------------------------------------ kernel phases (phases.c) */
+/* Phases a calibration keeps: launches grouped to at most this many (each phase is one more solve
+ * of the closed model in every fit iteration and estimate). */
+#define GPUEST_STUDY_PHASES 4
+/* Detailed run of the baseline machine cfg with its per-launch statistics, then the launches
+ * grouped into phases (launches without memory requests join a neighbour; the most alike launches,
+ * by kernel name, warps with work, instructions per request and L1 hit rate, are merged until at
+ * most GPUEST_STUDY_PHASES remain) with each phase's inputs: the bridge's figures from the summed
+ * statistics of its launches and the walk's profile. Fills c->phases (with the walk's scoreboard fields
+ * always: gpuest_calibration_model_phases applies the form) and c->nphases; *run (may be NULL) gets the run's totals. */
+gpuest_err gpuest_study_measure_phases(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_study_run_t *run,
+                                       gpuest_error_t *err);
+/* Groups measured launches into phases (used by gpuest_study_measure_phases; exposed for tests):
+ * kernels[i] and prof[i] describe launch i (same order), n launches. */
+gpuest_err gpuest_study_group_phases(const gpuest_sim_stats_t *kernels, const gpuest_study_launch_profile_t *prof,
+                                     int n, gpuest_calibration_t *c, gpuest_error_t *err);
+/* The phases as the model reads them: c's phases (which always keep their walk profile) with the
+ * scoreboard fields cleared when c's form is the token model (no warp profile). Returns the count. */
+int gpuest_calibration_model_phases(const gpuest_calibration_t *c, gpuest_model_phase_t *out);
 
 /* ------------------------------------------------------------ estimate (estimate.c) */
 typedef struct {

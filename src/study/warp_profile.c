@@ -196,3 +196,53 @@ gpuest_err gpuest_study_profile_calibration(const gpuest_config_t *cfg, gpuest_c
     gpuest_calibration_set_profile(c, v);
     return GPUEST_OK;
 }
+
+/* Per launch (the kernel phases, phases.c): the same walk, one record a launch, plus the launch's
+ * warps with work at a time: its warp instructions over (SMs x its longest walked warp's), capped
+ * by the resident warps. If every warp ran at the same rate from the launch's start, that is the
+ * mean number of warps issuing per SM while the longest one runs; a launch where one warp carries
+ * most of the work (a BFS level whose frontier is one node of high degree) has about one. */
+gpuest_err gpuest_study_launch_profiles(const gpuest_config_t *cfg, gpuest_workload_t *wl,
+                                        gpuest_study_launch_profile_t *out, int cap, int *n, gpuest_error_t *err)
+{
+    *n = 0;
+    gpuest_err rc = GPUEST_OK;
+    for (;;) {
+        gpuest_launch_t l;
+        int done = 0;
+        rc = gpuest_workload_next_launch(wl, &l, &done, err);
+        if (rc != GPUEST_OK || done)
+            break;
+        if (*n >= cap)
+            return gpuest_fail(err, GPUEST_ERANGE, "workload %s: more than %d launches", gpuest_workload_name(wl), cap);
+        uint64_t total = (uint64_t)l.num_ctas * l.warps_per_cta;
+        uint64_t stride = total > WALK_WARPS ? (total + WALK_WARPS - 1) / WALK_WARPS : 1;
+        walk_sums_t s = {0};
+        double longest = 0.0;
+        for (uint64_t i = 0; i < total && rc == GPUEST_OK; i += stride) {
+            gpuest_warp_t *warp = NULL;
+            double before = s.insts;
+            rc = gpuest_warp_open(wl, (uint32_t)(i / l.warps_per_cta), (uint32_t)(i % l.warps_per_cta), &warp, err);
+            if (rc == GPUEST_OK)
+                rc = walk_warp(cfg, warp, &s, err);
+            gpuest_warp_close(warp);
+            longest = s.insts - before > longest ? s.insts - before : longest;
+        }
+        if (rc == GPUEST_OK)
+            rc = gpuest_workload_end_launch(wl, err);
+        if (rc != GPUEST_OK)
+            break;
+        gpuest_study_launch_profile_t *o = &out[(*n)++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->name, sizeof o->name, "%s", l.name);
+        double up = (double)stride;
+        o->epochs = s.epochs * up;
+        o->insts = s.insts * up;
+        o->lines = s.lines * up;
+        o->dep = s.dep * up;
+        o->resident = (double)ctas_per_sm(cfg, &l) * l.warps_per_cta;
+        double act = longest > 0 ? o->insts / ((double)cfg->core.num_sms * longest) : o->resident;
+        o->active = act < o->resident ? act : o->resident;
+    }
+    return rc;
+}

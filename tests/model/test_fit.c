@@ -47,6 +47,7 @@ static void build_with(gpuest_fit_point_t *pts, const gpuest_gpu_params_t *truth
     for (int i = 0; i < NPTS; i++) {
         gpuest_config_t cfg;
         gpuest_error_t err;
+        memset(&pts[i], 0, sizeof pts[i]); /* no kernel phases: the point's workload is the run */
         assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
         if (sets[i])
             assert_int_equal(gpuest_config_set(&cfg, sets[i], "test", &err), GPUEST_OK);

@@ -39,7 +39,7 @@ static void sample_calibration(gpuest_calibration_t *c)
         r->mc_stall = 0.71670212260226762;
         r->cycles = 126213 + (uint64_t)i;
         r->in = (gpuest_model_workload_t){8.6426059318049315, 0.0055, 0.007, 0.87, 0.077, 0.84, 0.26, 27.58, 0.28, 5.96,
-                                          0.0, 0.0, 0.0, 0.0, 26.222660893190696 + i, 328.95513730199161};
+                                          0.0, 0.0, 0.0, 0.0, 26.222660893190696 + i, 328.95513730199161, 0.0};
     }
     /* the warp profile record: written once, applied to every run (all run inputs round-trip) */
     static const double prof[4] = {43.343240304458135, 8.4373088685015283, 2.2844036697247705, 36.795107033639141};
@@ -230,9 +230,79 @@ static void staleness(void **state)
     free(data);
 }
 
+/* Kernel phases: written and read back bit for bit (names, weights, inputs, active warps); a file
+ * without them loads with none (the run as one phase); malformed phase records name their line. */
+static void phases_round_trip(void **state)
+{
+    (void)state;
+    gpuest_calibration_t a, b;
+    sample_calibration(&a);
+    a.nphases = 2;
+    for (int i = 0; i < 2; i++) {
+        snprintf(a.phase_names[i], sizeof a.phase_names[i], i ? "bfs_kernel2+" : "bfs_kernel");
+        a.phases[i].warp_insts = 389266.0 + i;
+        a.phases[i].line_reqs = 1.0 / 3.0 + i;
+        a.phases[i].reads = 1033406.0 / 7.0;
+        a.phases[i].w = a.runs[0].in;
+        a.phases[i].w.active_warps = 0.6 + 0.1 * i;
+        a.phases[i].w.insts_per_request = 1.69 + i;
+    }
+    gpuest_error_t err;
+    const char *path = GPUEST_BINARY_DIR "/test_calib_phases.cal";
+    assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
+    assert_int_equal(gpuest_calibration_read(path, &b, &err), GPUEST_OK);
+    assert_int_equal(b.nphases, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(a.phase_names[i], b.phase_names[i]);
+        assert_memory_equal(&a.phases[i], &b.phases[i], sizeof a.phases[i]);
+    }
+    /* the token form clears the scoreboard fields of the phases the model reads, keeps the rest */
+    gpuest_model_phase_t mp[GPUEST_MODEL_MAX_PHASES];
+    assert_int_equal(gpuest_calibration_model_phases(&b, mp), 2);
+    assert_true(mp[1].w.insts_per_epoch == a.phases[1].w.insts_per_epoch);
+    static const double none[4] = {0, 0, 0, 0};
+    gpuest_calibration_set_profile(&b, none);
+    assert_int_equal(gpuest_calibration_model_phases(&b, mp), 2);
+    assert_true(mp[1].w.insts_per_epoch == 0 && mp[1].w.resident_warps == 0 && mp[1].w.active_warps == a.phases[1].w.active_warps &&
+                mp[1].w.insts_per_request == a.phases[1].w.insts_per_request);
+    unsigned char *data;
+    size_t size;
+    assert_int_equal(gpuest_read_file(path, &data, &size, &err), GPUEST_OK);
+    remove(path);
+    const char *valid = (const char *)data;
+    static const char ok20[] = " 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0\n";
+    char nine[4096] = "";
+    for (int i = 0; i < 9; i++)
+        snprintf(nine + strlen(nine), sizeof nine - strlen(nine), "phase k%d%s", i, ok20);
+    const struct {
+        const char *replacement, *expect;
+    } cases[] = {
+        {"phase k 1 2 3\n", "record 'phase' takes 21 value(s)"},
+        {"phase k 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 -1\n", "every field must be >= 0"},
+        {"phase k 0 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0\n", "warp instructions and instructions per request"},
+        {"phase k 1 1 1 inf 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0\n", "expected a finite number, got 'inf'"},
+        {nine, "more than the 8 phases"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = edited(valid, "phase bfs_kernel2+", cases[i].replacement);
+        gpuest_error_clear(&err);
+        gpuest_err rc = gpuest_calibration_parse(text, "x.cal", &b, &err);
+        if (rc != GPUEST_EPARSE || !strstr(err.msg, cases[i].expect) || !strstr(err.msg, "x.cal:"))
+            fail_msg("phase case %zu: got %d '%s', expected '%s'", i, rc, err.msg, cases[i].expect);
+        free(text);
+    }
+    free(data);
+    /* a file written before the phases: none */
+    sample_calibration(&a);
+    assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
+    assert_int_equal(gpuest_calibration_read(path, &b, &err), GPUEST_OK);
+    assert_int_equal(b.nphases, 0);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(round_trip), cmocka_unit_test(bad_inputs),
-                                       cmocka_unit_test(staleness)};
+                                       cmocka_unit_test(staleness), cmocka_unit_test(phases_round_trip)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

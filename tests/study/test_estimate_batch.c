@@ -20,7 +20,7 @@ static void calibration(gpuest_calibration_t *c)
     c->runs[0].ipc = 69.8;
     c->runs[0].amat = 320.0;
     c->runs[0].in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.51, 0.81, 0.48, 0.37, 32.0, 0.89, 1.77,
-                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0};
+                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0};
     static const double prof[4] = {43.3, 8.44, 2.28, 36.8};
     gpuest_calibration_set_profile(c, prof);
     c->fit.params = (gpuest_gpu_params_t){1.5, 0.4, 1.2};
@@ -65,6 +65,46 @@ static void batch_equals_single(void **state)
     assert_true(ipc[1] < ipc[0] && ipc[4] > ipc[0] && ipc[2] != ipc[0] && ipc[3] != ipc[0]);
 }
 
+/* The same with two kernel phases of different write shares (each phase keeps its own model of the
+ * machine, retargeted with the batch's): batch estimates bit-identical to single ones, and a phase
+ * that kept the first machine's L2 latency (a phase model not retargeted) would differ. */
+static void batch_equals_single_with_phases(void **state)
+{
+    (void)state;
+    static gpuest_calibration_t c;
+    calibration(&c);
+    c.nphases = 2;
+    for (int k = 0; k < 2; k++) {
+        c.phases[k].w = c.runs[0].in;
+        c.phases[k].warp_insts = 1000.0 * (k + 1);
+        c.phases[k].line_reqs = 300.0;
+        c.phases[k].reads = 200.0;
+    }
+    c.phases[1].w.write_fraction = 0.05;
+    c.phases[1].w.insts_per_request = 6.0;
+    c.phases[1].w.active_warps = 12.0;
+    gpuest_error_t err;
+    gpuest_config_t base;
+    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
+    gpuest_config_t pts[4] = {base, base, base, base};
+    pts[1].l2.hit_latency = 240;
+    pts[2].noc.flit_bytes = 16;
+    pts[3].l2.hit_latency = 60;
+    gpuest_study_batch_t *b = NULL;
+    assert_int_equal(gpuest_study_batch_create(&b, &err), GPUEST_OK);
+    double ipc[4];
+    for (int i = 0; i < 4; i++) {
+        gpuest_study_estimate_t eb, es;
+        assert_int_equal(gpuest_study_estimate_in(b, &c, &pts[i], NULL, 0.95, &eb, &err), GPUEST_OK);
+        assert_int_equal(gpuest_study_estimate(&c, &pts[i], NULL, 0.95, &es, &err), GPUEST_OK);
+        assert_memory_equal(&eb.ipc, &es.ipc, sizeof es.ipc);
+        assert_memory_equal(&eb.amat, &es.amat, sizeof es.amat);
+        ipc[i] = es.ipc.v;
+    }
+    gpuest_study_batch_destroy(b);
+    assert_true(ipc[1] < ipc[0] && ipc[3] > ipc[0] && ipc[2] != ipc[0]);
+}
+
 static void retarget_only_same_network(void **state)
 {
     (void)state;
@@ -87,6 +127,7 @@ static void retarget_only_same_network(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(batch_equals_single), cmocka_unit_test(retarget_only_same_network)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(batch_equals_single), cmocka_unit_test(batch_equals_single_with_phases),
+                                       cmocka_unit_test(retarget_only_same_network)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
