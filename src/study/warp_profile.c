@@ -141,6 +141,28 @@ gpuest_err gpuest_study_warp_profile(const gpuest_config_t *cfg, const char *wor
     return rc;
 }
 
+/* Walks every stride-th warp of launch l (at most WALK_WARPS of them) into s and ends the launch;
+ * *stride is how many warps each walked one stands for, *longest (when asked) the most
+ * instructions one walked warp issued. */
+static gpuest_err walk_launch(const gpuest_config_t *cfg, gpuest_workload_t *wl, const gpuest_launch_t *l,
+                              walk_sums_t *s, uint64_t *stride, double *longest, gpuest_error_t *err)
+{
+    uint64_t total = (uint64_t)l->num_ctas * l->warps_per_cta;
+    *stride = total > WALK_WARPS ? (total + WALK_WARPS - 1) / WALK_WARPS : 1;
+    gpuest_err rc = GPUEST_OK;
+    for (uint64_t i = 0; i < total && rc == GPUEST_OK; i += *stride) {
+        gpuest_warp_t *warp = NULL;
+        double before = s->insts;
+        rc = gpuest_warp_open(wl, (uint32_t)(i / l->warps_per_cta), (uint32_t)(i % l->warps_per_cta), &warp, err);
+        if (rc == GPUEST_OK)
+            rc = walk_warp(cfg, warp, s, err);
+        gpuest_warp_close(warp);
+        if (longest && s->insts - before > *longest)
+            *longest = s->insts - before;
+    }
+    return rc == GPUEST_OK ? gpuest_workload_end_launch(wl, err) : rc;
+}
+
 gpuest_err gpuest_study_warp_profile_of(const gpuest_config_t *cfg, gpuest_workload_t *wl, gpuest_model_workload_t *w,
                                         gpuest_error_t *err)
 {
@@ -153,18 +175,9 @@ gpuest_err gpuest_study_warp_profile_of(const gpuest_config_t *cfg, gpuest_workl
         rc = gpuest_workload_next_launch(wl, &l, &done, err);
         if (rc != GPUEST_OK || done)
             break;
-        uint64_t total = (uint64_t)l.num_ctas * l.warps_per_cta;
-        uint64_t stride = total > WALK_WARPS ? (total + WALK_WARPS - 1) / WALK_WARPS : 1;
         walk_sums_t s = {0};
-        for (uint64_t i = 0; i < total && rc == GPUEST_OK; i += stride) {
-            gpuest_warp_t *warp = NULL;
-            rc = gpuest_warp_open(wl, (uint32_t)(i / l.warps_per_cta), (uint32_t)(i % l.warps_per_cta), &warp, err);
-            if (rc == GPUEST_OK)
-                rc = walk_warp(cfg, warp, &s, err);
-            gpuest_warp_close(warp);
-        }
-        if (rc == GPUEST_OK)
-            rc = gpuest_workload_end_launch(wl, err);
+        uint64_t stride = 1;
+        rc = walk_launch(cfg, wl, &l, &s, &stride, NULL, err);
         if (rc != GPUEST_OK)
             break;
         double scale_up = (double)stride; /* the walked warps stand for the launch */
@@ -215,21 +228,10 @@ gpuest_err gpuest_study_launch_profiles(const gpuest_config_t *cfg, gpuest_workl
             break;
         if (*n >= cap)
             return gpuest_fail(err, GPUEST_ERANGE, "workload %s: more than %d launches", gpuest_workload_name(wl), cap);
-        uint64_t total = (uint64_t)l.num_ctas * l.warps_per_cta;
-        uint64_t stride = total > WALK_WARPS ? (total + WALK_WARPS - 1) / WALK_WARPS : 1;
         walk_sums_t s = {0};
+        uint64_t stride = 1;
         double longest = 0.0;
-        for (uint64_t i = 0; i < total && rc == GPUEST_OK; i += stride) {
-            gpuest_warp_t *warp = NULL;
-            double before = s.insts;
-            rc = gpuest_warp_open(wl, (uint32_t)(i / l.warps_per_cta), (uint32_t)(i % l.warps_per_cta), &warp, err);
-            if (rc == GPUEST_OK)
-                rc = walk_warp(cfg, warp, &s, err);
-            gpuest_warp_close(warp);
-            longest = s.insts - before > longest ? s.insts - before : longest;
-        }
-        if (rc == GPUEST_OK)
-            rc = gpuest_workload_end_launch(wl, err);
+        rc = walk_launch(cfg, wl, &l, &s, &stride, &longest, err);
         if (rc != GPUEST_OK)
             break;
         gpuest_study_launch_profile_t *o = &out[(*n)++];
