@@ -89,8 +89,8 @@ static const char *outside_range(const gpuest_calibration_t *c, const gpuest_con
 
 /* One estimate on model m (built for cfg, or retargeted to it). */
 static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t *m, const gpuest_config_t *cfg,
-                              const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
-                              gpuest_error_t *err);
+                              const gpuest_model_transform_t *t, double conf, gpuest_study_l2_cache_t *l2,
+                              gpuest_study_estimate_t *out, gpuest_error_t *err);
 
 gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
                                  const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
@@ -99,7 +99,7 @@ gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_con
     memset(out, 0, sizeof *out);
     gpuest_gpu_model_t *m = NULL;
     GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
-    gpuest_err rc = estimate_on(c, m, cfg, t, conf, out, err);
+    gpuest_err rc = estimate_on(c, m, cfg, t, conf, NULL, out, err);
     gpuest_gpu_model_destroy(m);
     return rc;
 }
@@ -107,6 +107,8 @@ gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_con
 struct gpuest_study_batch_s {
     gpuest_gpu_model_t *m[GPUEST_STUDY_BATCH_MODELS];
     int used, next;
+    gpuest_study_l2_cache_t *l2; /* L2 walks of the batch's calibration (created on first use) */
+    const gpuest_calibration_t *l2_of;
 };
 
 gpuest_err gpuest_study_batch_create(gpuest_study_batch_t **out, gpuest_error_t *err)
@@ -121,6 +123,7 @@ void gpuest_study_batch_destroy(gpuest_study_batch_t *b)
         return;
     for (int i = 0; i < b->used; i++)
         gpuest_gpu_model_destroy(b->m[i]);
+    gpuest_study_l2_cache_destroy(b->l2);
     free(b);
 }
 
@@ -143,20 +146,30 @@ gpuest_err gpuest_study_estimate_in(gpuest_study_batch_t *b, const gpuest_calibr
             b->next = (b->next + 1) % GPUEST_STUDY_BATCH_MODELS;
         }
     }
-    return estimate_on(c, m, cfg, t, conf, out, err);
+    if (b->l2 && b->l2_of != c) { /* walks are of one calibration's workload */
+        gpuest_study_l2_cache_destroy(b->l2);
+        b->l2 = NULL;
+    }
+    if (!b->l2)
+        GPUEST_TRY(gpuest_study_l2_cache_create(&b->l2, err));
+    b->l2_of = c;
+    return estimate_on(c, m, cfg, t, conf, b->l2, out, err);
 }
 
 static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t *m, const gpuest_config_t *cfg,
-                              const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
-                              gpuest_error_t *err)
+                              const gpuest_model_transform_t *t, double conf, gpuest_study_l2_cache_t *l2,
+                              gpuest_study_estimate_t *out, gpuest_error_t *err)
 {
     if (!(conf > 0 && conf < 1))
         return gpuest_fail(err, GPUEST_ERANGE, "confidence %g: expected a level in (0, 1)", conf);
     if (c->nruns < 1)
         return gpuest_fail(err, GPUEST_EINVAL, "calibration has no runs");
-    const gpuest_model_workload_t *w = &c->runs[0].in;
+    gpuest_model_workload_t win = c->runs[0].in;
+    const gpuest_model_workload_t *w = &win;
     gpuest_model_phase_t ph[GPUEST_MODEL_MAX_PHASES];
     int nph = gpuest_calibration_model_phases(c, ph); /* 0: the run as one phase */
+    int l2_walked = 0; /* the L2 hit rate follows cfg's L2 geometry (l2_walk.c) */
+    GPUEST_TRY(gpuest_study_l2_adjust(l2, c, cfg, &win, ph, nph, &l2_walked, err));
     gpuest_err rc = gpuest_gpu_model_solve_phases(m, w, ph, nph, t, &c->fit.params, &out->raw, err);
     double ipc_sd = 0, amat_sd = 0;
     if (rc == GPUEST_OK)

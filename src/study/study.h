@@ -315,6 +315,36 @@ gpuest_err gpuest_study_sample_bias_check(const gpuest_config_t *cfg, const char
                                           const gpuest_study_sampled_t *base, gpuest_study_bias_t *out,
                                           gpuest_error_t *err);
 
+/* ------------------------------------------------------------ L2 capacity in the estimate (l2_walk.c) */
+/* A functional walk (no timing) of a workload's request stream through each SM's L1 (LRU,
+ * write-evict, cold at each launch) and, for its misses, through the L2 slices of cfg's geometry
+ * (the simulator's address-to-slice mapping and set index, LRU, allocate on every miss, kept across
+ * launches): L2 accesses and hits. */
+typedef struct {
+    uint64_t accesses, hits;
+} gpuest_study_l2_walk_t;
+gpuest_err gpuest_study_l2_walk(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale, uint64_t seed,
+                                gpuest_study_l2_walk_t *out, gpuest_error_t *err);
+gpuest_err gpuest_study_l2_walk_of(const gpuest_config_t *cfg, gpuest_workload_t *wl, gpuest_study_l2_walk_t *out,
+                                   gpuest_error_t *err);
+/* 1 when a and b have the same L2 geometry (channels, sub-partitions, interleave, size per MC,
+ * associativity, line size). */
+int gpuest_study_l2_same_geometry(const gpuest_config_t *a, const gpuest_config_t *b);
+/* Walks kept for one calibration's workload (a batch of points with the same L2 walks once). */
+#define GPUEST_STUDY_L2_CACHE 8
+typedef struct gpuest_study_l2_cache_s gpuest_study_l2_cache_t;
+gpuest_err gpuest_study_l2_cache_create(gpuest_study_l2_cache_t **out, gpuest_error_t *err);
+void gpuest_study_l2_cache_destroy(gpuest_study_l2_cache_t *c);
+/* w's L2 hit rate x ratio (clipped to [0, 1]); DRAM accesses per request x the new over the old
+ * miss rate (x walk_miss_ratio when the measured hit rate is 1). */
+void gpuest_study_l2_apply(gpuest_model_workload_t *w, double ratio, double walk_miss_ratio);
+/* When cfg's L2 geometry differs from c's preset: walks cfg and the calibrated L2 (under cfg's cores
+ * and L1), both through cache (may be NULL), and applies the walks' hit-rate ratio to w and to each
+ * of the nph phases ph; *applied = 1. Same geometry: nothing changes, *applied = 0. */
+gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_calibration_t *c,
+                                  const gpuest_config_t *cfg, gpuest_model_workload_t *w, gpuest_model_phase_t *ph,
+                                  int nph, int *applied, gpuest_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
