@@ -346,6 +346,18 @@ typedef struct {
     int *hn;            /* nsm: wake-ups held */
     int hcap;
     double miss_lat;    /* core cycles: the last detailed unit's mean L1 miss latency (0: none yet) */
+    /* Wake-ups of warps whose memory instruction waits for the busy LD/ST unit, kept beside the
+     * heap in an unordered list (nsm x hcap; pn held, pmin the earliest): after each memory
+     * instruction every other warp ready with one is placed again at the unit's free cycle, which
+     * made most of the heap's traffic. The list and the heap together hold exactly the wake-ups
+     * the heap alone held (hn + pn counts against hcap), and the wake-ups due by a cycle are the
+     * same whichever holds them, so the schedule does not change. */
+    vwake_t *park;
+    int *pn;
+    int64_t *pmin;
+    uint64_t *rbits;    /* nsm x rw: ready[] as a bit set (the scheduler's pick visits only the ready warps) */
+    int rw;             /* 64-bit words a SM */
+    uint64_t *smask;    /* nsched x rw: the slots of each scheduler (slot % nsched), as a bit set */
 } ff_timing_t;
 
 /* Fast-forward's state, kept from one fast-forward to the next. */
@@ -377,8 +389,20 @@ static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
     t->nready = calloc(S, sizeof *t->nready);
     t->heap = calloc(S * (size_t)t->hcap, sizeof *t->heap);
     t->hn = calloc(S, sizeof *t->hn);
+    t->park = calloc(S * (size_t)t->hcap, sizeof *t->park);
+    t->pn = calloc(S, sizeof *t->pn);
+    t->pmin = malloc(S * sizeof *t->pmin);
+    t->rw = (int)((W + 63) / 64);
+    t->rbits = calloc(S * (size_t)t->rw, sizeof *t->rbits);
+    int nsched = g->sm[0].nsched;
+    t->smask = calloc((size_t)nsched * (size_t)t->rw, sizeof *t->smask);
+    for (int s = 0; t->smask && s < (int)W; s++)
+        t->smask[(size_t)(s % nsched) * (size_t)t->rw + (size_t)(s / 64)] |= 1ull << (s % 64);
+    for (size_t i = 0; t->pmin && i < S; i++)
+        t->pmin[i] = INT64_MAX;
     return r->pend.ready && t->vreg && t->vnext && t->vmem && t->vstore && t->vage && t->vseq && t->vact &&
-                   t->vmemop && t->ready && t->vclock && t->ldst_free && t->nready && t->heap && t->hn
+                   t->vmemop && t->ready && t->vclock && t->ldst_free && t->nready && t->heap && t->hn &&
+                   t->park && t->pn && t->pmin && t->rbits && t->smask
                ? GPUEST_OK
                : GPUEST_ENOMEM;
 }
@@ -401,9 +425,15 @@ static void ff_free(ff_rates_t *r)
     free(t->nready);
     free(t->heap);
     free(t->hn);
+    free(t->park);
+    free(t->pn);
+    free(t->pmin);
+    free(t->rbits);
+    free(t->smask);
 }
 
 #define GPUEST_MAX_SMS_FF 1024 /* sim_gpu_build's limit on SMs */
+#define GPUEST_MAX_WARP_WORDS_FF 4 /* 64-bit words of a ready bit set: the schema's 256 warps per SM */
 
 static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -491,6 +521,21 @@ static vwake_t heap_pop(ff_timing_t *t, int i)
 
 static void vrebuild(const sim_gpu_t *g, ff_timing_t *t, int i);
 
+/* Warp slot of SM i (flat index k) becomes ready / stops being ready: ready[], its bit, the count. */
+static void ready_on(ff_timing_t *t, int i, size_t k, int slot)
+{
+    t->ready[k] = 1;
+    t->rbits[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)] |= 1ull << (slot % 64);
+    t->nready[i]++;
+}
+
+static void ready_off(ff_timing_t *t, int i, size_t k, int slot)
+{
+    t->ready[k] = 0;
+    t->rbits[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)] &= ~(1ull << (slot % 64));
+    t->nready[i]--;
+}
+
 /* Warp slot of SM i, not ready: ready now if its cycle has come (LD/ST unit included), else a
  * wake-up at that cycle. */
 static void vplace(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_t now)
@@ -500,16 +545,22 @@ static void vplace(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_t 
     if (t->vmemop[k] && t->ldst_free[i] > at)
         at = t->ldst_free[i];
     if (at <= now) {
-        t->ready[k] = 1;
-        t->nready[i]++;
+        ready_on(t, i, k, slot);
         return;
     }
-    if (t->hn[i] == t->hcap) { /* stale wake-ups filled it: start over from the warps themselves */
+    if (t->hn[i] + t->pn[i] == t->hcap) { /* stale wake-ups filled it: start over from the warps themselves */
         vrebuild(g, t, i);
         if (t->ready[k])
             return;
     }
-    heap_push(t, i, (vwake_t){at, ++t->vseq[k], slot});
+    vwake_t e = {at, ++t->vseq[k], slot};
+    if (t->vmemop[k] && at == t->ldst_free[i]) { /* waits for the LD/ST unit: the list */
+        t->park[(size_t)i * (size_t)t->hcap + (size_t)t->pn[i]++] = e;
+        if (at < t->pmin[i])
+            t->pmin[i] = at;
+        return;
+    }
+    heap_push(t, i, e);
 }
 
 /* Every wake-up of SM i dropped and its active warps placed again at its clock. */
@@ -517,24 +568,60 @@ static void vrebuild(const sim_gpu_t *g, ff_timing_t *t, int i)
 {
     int W = g->cfg->core.warps_per_sm;
     size_t o = (size_t)i * (size_t)W;
-    t->hn[i] = 0;
+    t->hn[i] = t->pn[i] = 0;
+    t->pmin[i] = INT64_MAX;
     t->nready[i] = 0;
     for (int s = 0; s < W; s++)
         t->ready[o + (size_t)s] = 0;
+    for (int w = 0; w < t->rw; w++)
+        t->rbits[(size_t)i * (size_t)t->rw + (size_t)w] = 0;
     for (int s = 0; s < W; s++)
         if (t->vact[o + (size_t)s])
             vplace(g, t, i, s, t->vclock[i]);
+}
+
+/* A wake-up of SM i taken from the heap or the list: the warp is placed if it is still its own. */
+static void vwoken(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, vwake_t e)
+{
+    size_t k = o + (size_t)e.slot;
+    if (e.seq == t->vseq[k] && t->vact[k] && !t->ready[k])
+        vplace(g, t, i, e.slot, t->vclock[i]);
+}
+
+/* The list's wake-ups of SM i due by its clock: moved to the list's tail and taken out (the
+ * count only falls, so no placement finds the wake-ups full, as with the heap's pop-then-place),
+ * then placed one by one. A placement may append to the list: its j-th append lands on a due
+ * slot already read (at most one append per wake-up placed). */
+static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
+{
+    vwake_t *p = &t->park[(size_t)i * (size_t)t->hcap];
+    int lo = 0, hi = t->pn[i], end = t->pn[i];
+    int64_t now = t->vclock[i], left = INT64_MAX;
+    while (lo < hi) {
+        if (p[lo].at <= now) {
+            vwake_t e = p[lo];
+            p[lo] = p[--hi];
+            p[hi] = e;
+        } else {
+            if (p[lo].at < left)
+                left = p[lo].at;
+            lo++;
+        }
+    }
+    t->pn[i] = hi;
+    t->pmin[i] = left;
+    for (int j = hi; j < end; j++)
+        vwoken(g, t, i, o, p[j]);
 }
 
 /* The wake-ups of SM i due by its clock. */
 static void vwake(const sim_gpu_t *g, ff_timing_t *t, int i)
 {
     size_t o = (size_t)i * (size_t)g->cfg->core.warps_per_sm;
+    if (t->pmin[i] <= t->vclock[i])
+        vwake_parked(g, t, i, o);
     while (t->hn[i] > 0 && t->heap[(size_t)i * (size_t)t->hcap].at <= t->vclock[i]) {
-        vwake_t e = heap_pop(t, i);
-        size_t k = o + (size_t)e.slot;
-        if (e.seq == t->vseq[k] && t->vact[k] && !t->ready[k])
-            vplace(g, t, i, e.slot, t->vclock[i]);
+        vwoken(g, t, i, o, heap_pop(t, i));
     }
 }
 
@@ -544,7 +631,8 @@ static int64_t vattention(const sim_gpu_t *g, ff_timing_t *t, int i)
     vwake(g, t, i);
     if (t->nready[i] > 0)
         return t->vclock[i];
-    return t->hn[i] > 0 ? t->heap[(size_t)i * (size_t)t->hcap].at : INT64_MAX;
+    int64_t h = t->hn[i] > 0 ? t->heap[(size_t)i * (size_t)t->hcap].at : INT64_MAX;
+    return h < t->pmin[i] ? h : t->pmin[i];
 }
 
 /* Mirrors SM i's warp states; a warp started since the last call gets a fresh virtual state
@@ -608,6 +696,35 @@ static void vbarrier(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_
     }
 }
 
+/* After a memory instruction issued on SM i at cycle now, every other warp ready with a memory
+ * instruction waits for the LD/ST unit: placed again from now + 1, in slot order. The slots are
+ * skipped 8 at a time where no byte of ready[] and vmemop[] (flags 0/1) is set in both; each
+ * slot's flags are read when it is reached, so the order and the outcome are those of a plain
+ * scan. (A rebuild inside vplace cannot make a memory instruction ready at now: the LD/ST unit
+ * is busy until now + its lines.) */
+static void vhold_mem(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
+{
+    int W = g->cfg->core.warps_per_sm;
+    size_t o = (size_t)i * (size_t)W;
+    uint8_t *ready = &t->ready[o];
+    const uint8_t *memop = &t->vmemop[o];
+    for (int b = 0; b < W; b += 8) {
+        int n = W - b < 8 ? W - b : 8;
+        if (n == 8) {
+            uint64_t r8, m8;
+            memcpy(&r8, ready + b, 8);
+            memcpy(&m8, memop + b, 8);
+            if ((r8 & m8) == 0)
+                continue;
+        }
+        for (int s = b; s < b + n; s++)
+            if (ready[s] && memop[s]) {
+                ready_off(t, i, o + (size_t)s, s);
+                vplace(g, t, i, s, now + 1);
+            }
+    }
+}
+
 /* One virtual cycle of SM i (some warp is ready at its clock): each scheduler issues its pick.
  * Readiness changes only for the warps that issued, the CTA a barrier released, and the warps the
  * LD/ST unit holds back; an exit refreshes the SM (a CTA may have started). */
@@ -621,7 +738,10 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
     uint8_t *ready = &t->ready[o];
     int64_t now = t->vclock[i];
     for (int sc = 0; sc < sm->nsched && *done < budget; sc++) {
-        int slot = sim_sched_pick(g, sm, sc, ready);
+        uint64_t bits[GPUEST_MAX_WARP_WORDS_FF];
+        for (int w = 0; w < t->rw; w++)
+            bits[w] = t->rbits[(size_t)i * (size_t)t->rw + (size_t)w] & t->smask[(size_t)sc * (size_t)t->rw + (size_t)w];
+        int slot = sim_sched_pick_bits(g, sm, sc, ready, bits, t->rw, &t->vage[o]); /* vage: the ready warps' ages */
         if (slot < 0)
             continue;
         sim_warp_t *w = &sm->warps[slot];
@@ -631,8 +751,7 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         int adv = 0;
         r->pend.lines = r->pend.l1_misses = 0;
         GPUEST_TRY(ff_step(g, &r->pend, sm, slot, !r->cold, &adv, err));
-        ready[slot] = 0;
-        t->nready[i]--;
+        ready_off(t, i, k, slot);
         if (!adv) { /* held by the real machine (cannot happen after a drain): try again next cycle */
             heap_push(t, i, (vwake_t){now + 1, ++t->vseq[k], slot});
             continue;
@@ -653,12 +772,7 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
             continue;
         }
         if (in.kind == GPUEST_INST_MEM) /* the LD/ST unit holds back the memory instructions ready now */
-            for (int s = 0; s < W; s++)
-                if (ready[s] && t->vmemop[o + (size_t)s]) {
-                    ready[s] = 0;
-                    t->nready[i]--;
-                    vplace(g, t, i, s, now + 1);
-                }
+            vhold_mem(g, t, i, now);
         vplace(g, t, i, slot, now + 1);
     }
     t->vclock[i] = now + 1;

@@ -264,6 +264,10 @@ int sim_sm_busy(const sim_sm_t *sm);
  * slots able to issue this cycle. */
 int sim_sched_pick(sim_gpu_t *g, sim_sm_t *sm, int s, const uint8_t *ready);
 void sim_sched_issued(sim_sm_t *sm, int s, int slot);
+/* sim_sched_pick with scheduler s's ready slots also given as a bit set (nw 64-bit words) and their ages
+ * taken from ages[slot] (== sm->warps[slot].age). */
+int sim_sched_pick_bits(sim_gpu_t *g, sim_sm_t *sm, int s, const uint8_t *ready, const uint64_t *bits, int nw,
+                        const uint64_t *ages);
 
 /* sm.c: a line request of load slot `load` of warp `warp` completed at `done`. */
 void sim_load_line_done(sim_gpu_t *g, sim_sm_t *sm, int warp, int load, sim_time_t done, int hit);

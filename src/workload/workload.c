@@ -307,6 +307,15 @@ gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_
             return gpuest_fail(err, GPUEST_EINVAL, "workload %s: generator produced no instruction", wl->name);
     }
     const gpuest_inst_t *src = &w->buf[w->pos++];
+    /* The simulators interleave hundreds of warps, so a warp's next buffered instruction has
+     * usually left the caches by the time it is asked for (a miss per instruction, the largest
+     * single cost of sampled simulation's fast-forward): start bringing it back now, addresses
+     * included (its kind is not known before it arrives). */
+    if (w->pos < w->n) {
+        const char *next = (const char *)&w->buf[w->pos];
+        for (size_t b = 0; b < sizeof(gpuest_inst_t); b += 64)
+            __builtin_prefetch(next + b);
+    }
     if (gpuest_inst_has_addr(src)) {
         *inst = *src;
     } else { /* skip the address array */
