@@ -722,8 +722,8 @@ static int64_t vattention(const sim_gpu_t *g, ff_timing_t *t, int i)
 }
 
 /* Mirrors SM i's warp states; a warp started since the last call gets a fresh virtual state
- * (ready at now, nothing pending); then every wake-up is placed again. */
-static void vsync(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
+ * (ready at now, nothing pending). */
+static void vmirror(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 {
     int W = g->cfg->core.warps_per_sm;
     for (int s = 0; s < W; s++) {
@@ -737,6 +737,12 @@ static void vsync(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
         t->vage[k] = w->age;
         t->vmemop[k] = (uint8_t)is_mem(&w->inst);
     }
+}
+
+/* vmirror, then every wake-up of SM i placed again. */
+static void vsync(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
+{
+    vmirror(g, t, i, now);
     vrebuild(g, t, i);
 }
 
@@ -784,10 +790,17 @@ static void vbarrier(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_
 
 /* After a memory instruction issued on SM i at cycle now, every other warp ready with a memory
  * instruction waits for the LD/ST unit: placed again from now + 1, in slot order. The slots are
- * skipped 8 at a time where no byte of ready[] and vmemop[] (flags 0/1) is set in both; each
- * slot's flags are read when it is reached, so the order and the outcome are those of a plain
- * scan. (A rebuild inside vplace cannot make a memory instruction ready at now: the LD/ST unit
- * is busy until now + its lines.) */
+ * taken 8 at a time: the bytes set in both ready[] and vmemop[] (flags 0/1) are visited in
+ * ascending order (the lowest set bit of their AND); each visited slot's flags are read again
+ * when it is reached, so the order and the outcome are those of a plain scan. (A placement can
+ * make only its own warp ready, and a rebuild inside vplace cannot make a memory instruction
+ * ready at now: the LD/ST unit is busy until now + its lines; so no slot outside the AND of a
+ * block becomes one to visit while the block is worked.) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FF_LITTLE_ENDIAN 1 /* slot b + j's flag is byte j of the 8 read: bits 8j.. of the word */
+#else
+#define FF_LITTLE_ENDIAN 0 /* the plain scan */
+#endif
 static void vhold_mem(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 {
     int W = g->cfg->core.warps_per_sm;
@@ -796,12 +809,18 @@ static void vhold_mem(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
     const uint8_t *memop = &t->vmemop[o];
     for (int b = 0; b < W; b += 8) {
         int n = W - b < 8 ? W - b : 8;
-        if (n == 8) {
+        if (n == 8 && FF_LITTLE_ENDIAN) {
             uint64_t r8, m8;
             memcpy(&r8, ready + b, 8);
             memcpy(&m8, memop + b, 8);
-            if ((r8 & m8) == 0)
-                continue;
+            for (uint64_t x = r8 & m8; x; x &= x - 1) { /* one bit a set byte: bit 8j for slot b + j */
+                int s = b + __builtin_ctzll(x) / 8;
+                if (ready[s] && memop[s]) {
+                    ready_off(t, i, o + (size_t)s, s);
+                    vplace(g, t, i, s, now + 1);
+                }
+            }
+            continue;
         }
         for (int s = b; s < b + n; s++)
             if (ready[s] && memop[s]) {
@@ -845,8 +864,16 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         sm->sched[sc].last = slot;
         *any = 1;
         if (in.kind == GPUEST_INST_END) { /* retired: its slot (and maybe its CTA's) is free */
-            vsync(g, t, i, now);
+            /* vsync(i, now), then vassign; when vassign starts a CTA here it syncs SM i again at
+             * the same clock (vclock[i] == now), and a rebuild depends only on the warps' virtual
+             * state, which neither the assignment nor a rebuild changes (a rebuild drops every
+             * wake-up, so the sequence numbers the first would have used matter to none): the
+             * first rebuild is then skipped. */
+            int ctas = sm->ctas_used;
+            vmirror(g, t, i, now);
             GPUEST_TRY(vassign(g, t, now, err));
+            if (sm->ctas_used == ctas)
+                vrebuild(g, t, i);
             continue;
         }
         (*done)++;
