@@ -96,15 +96,40 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, gpuest_sample_resu
 /* ---------------------------------------------------------------- functional warming */
 /* Opens line's DRAM row in its channel (the mapping of dram.c). A bank that is serving a
  * request keeps its state: the command state machine relies on its open row. */
-static void ff_dram_row(sim_gpu_t *g, uint64_t line)
+static void ff_dram_row_at(sim_gpu_t *g, int chan, uint64_t local)
 {
-    sim_dram_t *d = &g->chan[gpuest_config_mc_of_address(g->cfg, line)];
-    uint64_t local = sim_mc_local(g, line), rb = (uint64_t)g->cfg->dram.row_bytes, nb = (uint64_t)g->cfg->dram.banks;
+    sim_dram_t *d = &g->chan[chan];
+    uint64_t rb = (uint64_t)g->cfg->dram.row_bytes, nb = (uint64_t)g->cfg->dram.banks;
     sim_bank_t *b = &d->banks[(local / rb) % nb];
     if (b->has_cur)
         return;
     b->active = 1;
     b->row = (int64_t)(local / (rb * nb));
+}
+
+static void ff_dram_row(sim_gpu_t *g, uint64_t line)
+{
+    ff_dram_row_at(g, gpuest_config_mc_of_address(g->cfg, line), sim_mc_local(g, line));
+}
+
+/* Where a line lives, each part computed once (sim_mc_of, sim_sub_local and ff_dram_row each
+ * recompute the channel and the channel-local address with 64-bit divisions). */
+typedef struct {
+    int chan;          /* DRAM channel (gpuest_config_mc_of_address) */
+    int mc;            /* L2 sub-partition (sim_mc_of) */
+    uint64_t local;    /* address inside the channel (sim_mc_local) */
+    uint64_t sub;      /* address inside the sub-partition (sim_sub_local) */
+} ff_where_t;
+
+static ff_where_t ff_where(const sim_gpu_t *g, uint64_t line)
+{
+    ff_where_t w;
+    uint64_t lb = (uint64_t)g->line_bytes, ns = (uint64_t)g->nsub;
+    w.chan = gpuest_config_mc_of_address(g->cfg, line);
+    w.local = sim_mc_local(g, line);
+    w.mc = g->nsub == 1 ? w.chan : w.chan * g->nsub + (int)((w.local / lb) % ns);
+    w.sub = (w.local / (lb * ns)) * lb + w.local % lb;
+    return w;
 }
 
 /* Lines in flight during fast-forward. The clock stands still in fast-forward, so without this
@@ -130,10 +155,15 @@ static uint64_t *pending_ready(const sim_gpu_t *g, ff_pending_t *p, const sim_mc
     return &p->ready[(size_t)(mc - g->mc) * p->ways_per_mc + (size_t)(way - mc->l2.ways)];
 }
 
-/* The set's way holding line (valid, filled or pending), or NULL. */
-static sim_way_t *ff_find(sim_tags_t *t, uint64_t local, uint64_t line)
+/* The set of t that local (an address inside t's partition) maps to. */
+static sim_way_t *ff_set(sim_tags_t *t, uint64_t local)
 {
-    sim_way_t *s = &t->ways[(local / (uint64_t)t->line_bytes) % (uint64_t)t->sets * (uint64_t)t->assoc];
+    return &t->ways[(local / (uint64_t)t->line_bytes) % (uint64_t)t->sets * (uint64_t)t->assoc];
+}
+
+/* The way of set s (of t) holding line (valid, filled or pending), or NULL. */
+static sim_way_t *ff_find(const sim_tags_t *t, sim_way_t *s, uint64_t line)
+{
     for (int i = 0; i < t->assoc; i++)
         if (s[i].valid && s[i].tag == line)
             return &s[i];
@@ -141,10 +171,10 @@ static sim_way_t *ff_find(sim_tags_t *t, uint64_t local, uint64_t line)
 }
 
 /* sim_tags_victim, with ways still pending in fast-forward counted as reserved. */
-static sim_way_t *ff_victim(const sim_gpu_t *g, ff_pending_t *p, sim_mc_t *mc, uint64_t local)
+static sim_way_t *ff_victim(const sim_gpu_t *g, ff_pending_t *p, sim_mc_t *mc, sim_way_t *s)
 {
     sim_tags_t *t = &mc->l2;
-    sim_way_t *s = &t->ways[(local / (uint64_t)t->line_bytes) % (uint64_t)t->sets * (uint64_t)t->assoc], *v = NULL;
+    sim_way_t *v = NULL;
     for (int i = 0; i < t->assoc; i++) {
         if (s[i].reserved || (s[i].valid && *pending_ready(g, p, mc, &s[i]) > p->clock))
             continue;
@@ -163,25 +193,25 @@ static sim_way_t *ff_victim(const sim_gpu_t *g, ff_pending_t *p, sim_mc_t *mc, u
  * in flight or by fast-forward's pending fills) is left alone. */
 static void ff_l2(sim_gpu_t *g, ff_pending_t *p, uint64_t line, int op)
 {
-    sim_mc_t *mc = &g->mc[sim_mc_of(g, line)];
-    uint64_t local = sim_sub_local(g, line);
-    sim_way_t *way = ff_find(&mc->l2, local, line);
+    ff_where_t at = ff_where(g, line);
+    sim_mc_t *mc = &g->mc[at.mc];
+    sim_way_t *set = ff_set(&mc->l2, at.sub), *way = ff_find(&mc->l2, set, line);
     if (way && *pending_ready(g, p, mc, way) > p->clock) {
         if (op != GPUEST_MEM_LOAD)
-            ff_dram_row(g, line); /* a write miss merged into the pending fill: its data goes to DRAM */
+            ff_dram_row_at(g, at.chan, at.local); /* a write miss merged into the pending fill: its data goes to DRAM */
         if (op == GPUEST_MEM_ATOMIC)
             way->dirty = 1;       /* applied when the fill answers it */
         return;
     }
     if (!way) {
-        way = ff_victim(g, p, mc, local);
+        way = ff_victim(g, p, mc, set);
         if (!way)
             return;
         if (way->valid && way->dirty)
             ff_dram_row(g, way->tag);
         sim_tags_fill(&mc->l2, way, line, 0xF);
         *pending_ready(g, p, mc, way) = p->clock + (uint64_t)p->window;
-        ff_dram_row(g, line);
+        ff_dram_row_at(g, at.chan, at.local);
         way->dirty = op == GPUEST_MEM_ATOMIC; /* else clean (sim_tags_fill), also after a write miss */
         return;
     }
@@ -213,8 +243,14 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
         if (way && (way->valid & r->sectors) == r->sectors)
             return;
         p->l1_misses++;
-        if (!ff_tags(&sm->l1, r->line))
-            ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+        /* ff_tags(&sm->l1, r->line) without its second lookup: the way found above (touched
+         * again, as ff_tags's lookup would) is filled whole, else a victim is */
+        if (way)
+            way->lru = ++sm->l1.stamp;
+        else if (!(way = sim_tags_victim(&sm->l1, r->line)))
+            return;
+        sim_tags_fill(&sm->l1, way, r->line, 0xF);
+        ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
         return;
     }
     p->l1_misses++;
@@ -536,6 +572,51 @@ static void ready_off(ff_timing_t *t, int i, size_t k, int slot)
     t->nready[i]--;
 }
 
+/* Restores the heap order of SM i's wake-ups below entry c. */
+static void heap_sift_down(ff_timing_t *t, int i, int c)
+{
+    vwake_t *h = &t->heap[(size_t)i * (size_t)t->hcap], e = h[c];
+    int n = t->hn[i];
+    for (;;) {
+        int m = 2 * c + 1;
+        if (m >= n)
+            break;
+        if (m + 1 < n && h[m + 1].at < h[m].at)
+            m++;
+        if (h[m].at >= e.at)
+            break;
+        h[c] = h[m];
+        c = m;
+    }
+    h[c] = e;
+}
+
+/* SM i's wake-ups, appended unordered, made a heap in one pass (Floyd's bottom-up build). */
+static void heap_build(ff_timing_t *t, int i)
+{
+    for (int c = t->hn[i] / 2 - 1; c >= 0; c--)
+        heap_sift_down(t, i, c);
+}
+
+/* A wake-up of warp slot (flat index k) of SM i at cycle at: the list when it waits for the LD/ST
+ * unit, else the heap (sifted into place, or appended when the caller builds the heap after).
+ * The heap's layout does not change the schedule: the entries due by a cycle are the same in any
+ * layout, and placing them is order-independent (each touches only its own warp). */
+static void vqueue(ff_timing_t *t, int i, size_t k, int slot, int64_t at, int sift)
+{
+    vwake_t e = {at, ++t->vseq[k], slot};
+    if (t->vmemop[k] && at == t->ldst_free[i]) { /* waits for the LD/ST unit: the list */
+        t->park[(size_t)i * (size_t)t->hcap + (size_t)t->pn[i]++] = e;
+        if (at < t->pmin[i])
+            t->pmin[i] = at;
+        return;
+    }
+    if (sift)
+        heap_push(t, i, e);
+    else
+        t->heap[(size_t)i * (size_t)t->hcap + (size_t)t->hn[i]++] = e;
+}
+
 /* Warp slot of SM i, not ready: ready now if its cycle has come (LD/ST unit included), else a
  * wake-up at that cycle. */
 static void vplace(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_t now)
@@ -553,14 +634,7 @@ static void vplace(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_t 
         if (t->ready[k])
             return;
     }
-    vwake_t e = {at, ++t->vseq[k], slot};
-    if (t->vmemop[k] && at == t->ldst_free[i]) { /* waits for the LD/ST unit: the list */
-        t->park[(size_t)i * (size_t)t->hcap + (size_t)t->pn[i]++] = e;
-        if (at < t->pmin[i])
-            t->pmin[i] = at;
-        return;
-    }
-    heap_push(t, i, e);
+    vqueue(t, i, k, slot, at, 1);
 }
 
 /* Every wake-up of SM i dropped and its active warps placed again at its clock. */
@@ -575,9 +649,21 @@ static void vrebuild(const sim_gpu_t *g, ff_timing_t *t, int i)
         t->ready[o + (size_t)s] = 0;
     for (int w = 0; w < t->rw; w++)
         t->rbits[(size_t)i * (size_t)t->rw + (size_t)w] = 0;
-    for (int s = 0; s < W; s++)
-        if (t->vact[o + (size_t)s])
-            vplace(g, t, i, s, t->vclock[i]);
+    /* vplace without its capacity check (at most W entries go in) and with the heap built once */
+    int64_t now = t->vclock[i];
+    for (int s = 0; s < W; s++) {
+        size_t k = o + (size_t)s;
+        if (!t->vact[k])
+            continue;
+        int64_t at = t->vnext[k];
+        if (t->vmemop[k] && t->ldst_free[i] > at)
+            at = t->ldst_free[i];
+        if (at <= now)
+            ready_on(t, i, k, s);
+        else
+            vqueue(t, i, k, s, at, 0);
+    }
+    heap_build(t, i);
 }
 
 /* A wake-up of SM i taken from the heap or the list: the warp is placed if it is still its own. */
@@ -636,8 +722,8 @@ static int64_t vattention(const sim_gpu_t *g, ff_timing_t *t, int i)
 }
 
 /* Mirrors SM i's warp states; a warp started since the last call gets a fresh virtual state
- * (ready at now, nothing pending); then every wake-up is placed again. */
-static void vsync(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
+ * (ready at now, nothing pending). */
+static void vmirror(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 {
     int W = g->cfg->core.warps_per_sm;
     for (int s = 0; s < W; s++) {
@@ -651,6 +737,12 @@ static void vsync(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
         t->vage[k] = w->age;
         t->vmemop[k] = (uint8_t)is_mem(&w->inst);
     }
+}
+
+/* vmirror, then every wake-up of SM i placed again. */
+static void vsync(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
+{
+    vmirror(g, t, i, now);
     vrebuild(g, t, i);
 }
 
@@ -698,10 +790,17 @@ static void vbarrier(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_
 
 /* After a memory instruction issued on SM i at cycle now, every other warp ready with a memory
  * instruction waits for the LD/ST unit: placed again from now + 1, in slot order. The slots are
- * skipped 8 at a time where no byte of ready[] and vmemop[] (flags 0/1) is set in both; each
- * slot's flags are read when it is reached, so the order and the outcome are those of a plain
- * scan. (A rebuild inside vplace cannot make a memory instruction ready at now: the LD/ST unit
- * is busy until now + its lines.) */
+ * taken 8 at a time: the bytes set in both ready[] and vmemop[] (flags 0/1) are visited in
+ * ascending order (the lowest set bit of their AND); each visited slot's flags are read again
+ * when it is reached, so the order and the outcome are those of a plain scan. (A placement can
+ * make only its own warp ready, and a rebuild inside vplace cannot make a memory instruction
+ * ready at now: the LD/ST unit is busy until now + its lines; so no slot outside the AND of a
+ * block becomes one to visit while the block is worked.) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FF_LITTLE_ENDIAN 1 /* slot b + j's flag is byte j of the 8 read: bits 8j.. of the word */
+#else
+#define FF_LITTLE_ENDIAN 0 /* the plain scan */
+#endif
 static void vhold_mem(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 {
     int W = g->cfg->core.warps_per_sm;
@@ -710,12 +809,18 @@ static void vhold_mem(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
     const uint8_t *memop = &t->vmemop[o];
     for (int b = 0; b < W; b += 8) {
         int n = W - b < 8 ? W - b : 8;
-        if (n == 8) {
+        if (n == 8 && FF_LITTLE_ENDIAN) {
             uint64_t r8, m8;
             memcpy(&r8, ready + b, 8);
             memcpy(&m8, memop + b, 8);
-            if ((r8 & m8) == 0)
-                continue;
+            for (uint64_t x = r8 & m8; x; x &= x - 1) { /* one bit a set byte: bit 8j for slot b + j */
+                int s = b + __builtin_ctzll(x) / 8;
+                if (ready[s] && memop[s]) {
+                    ready_off(t, i, o + (size_t)s, s);
+                    vplace(g, t, i, s, now + 1);
+                }
+            }
+            continue;
         }
         for (int s = b; s < b + n; s++)
             if (ready[s] && memop[s]) {
@@ -759,8 +864,16 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         sm->sched[sc].last = slot;
         *any = 1;
         if (in.kind == GPUEST_INST_END) { /* retired: its slot (and maybe its CTA's) is free */
-            vsync(g, t, i, now);
+            /* vsync(i, now), then vassign; when vassign starts a CTA here it syncs SM i again at
+             * the same clock (vclock[i] == now), and a rebuild depends only on the warps' virtual
+             * state, which neither the assignment nor a rebuild changes (a rebuild drops every
+             * wake-up, so the sequence numbers the first would have used matter to none): the
+             * first rebuild is then skipped. */
+            int ctas = sm->ctas_used;
+            vmirror(g, t, i, now);
             GPUEST_TRY(vassign(g, t, now, err));
+            if (sm->ctas_used == ctas)
+                vrebuild(g, t, i);
             continue;
         }
         (*done)++;
