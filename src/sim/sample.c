@@ -535,10 +535,11 @@ static void heap_push(ff_timing_t *t, int i, vwake_t e)
     h[c] = e;
 }
 
-static vwake_t heap_pop(ff_timing_t *t, int i)
+/* Restores the heap order of SM i's wake-ups below entry c. */
+static void heap_sift_down(ff_timing_t *t, int i, int c)
 {
-    vwake_t *h = &t->heap[(size_t)i * (size_t)t->hcap], top = h[0], e = h[--t->hn[i]];
-    int c = 0, n = t->hn[i];
+    vwake_t *h = &t->heap[(size_t)i * (size_t)t->hcap], e = h[c];
+    int n = t->hn[i];
     for (;;) {
         int m = 2 * c + 1;
         if (m >= n)
@@ -550,8 +551,17 @@ static vwake_t heap_pop(ff_timing_t *t, int i)
         h[c] = h[m];
         c = m;
     }
-    if (n > 0)
-        h[c] = e;
+    h[c] = e;
+}
+
+static vwake_t heap_pop(ff_timing_t *t, int i)
+{
+    vwake_t *h = &t->heap[(size_t)i * (size_t)t->hcap], top = h[0];
+    int n = --t->hn[i];
+    if (n > 0) { /* the last entry goes to the root and sinks */
+        h[0] = h[n];
+        heap_sift_down(t, i, 0);
+    }
     return top;
 }
 
@@ -570,25 +580,6 @@ static void ready_off(ff_timing_t *t, int i, size_t k, int slot)
     t->ready[k] = 0;
     t->rbits[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)] &= ~(1ull << (slot % 64));
     t->nready[i]--;
-}
-
-/* Restores the heap order of SM i's wake-ups below entry c. */
-static void heap_sift_down(ff_timing_t *t, int i, int c)
-{
-    vwake_t *h = &t->heap[(size_t)i * (size_t)t->hcap], e = h[c];
-    int n = t->hn[i];
-    for (;;) {
-        int m = 2 * c + 1;
-        if (m >= n)
-            break;
-        if (m + 1 < n && h[m + 1].at < h[m].at)
-            m++;
-        if (h[m].at >= e.at)
-            break;
-        h[c] = h[m];
-        c = m;
-    }
-    h[c] = e;
 }
 
 /* SM i's wake-ups, appended unordered, made a heap in one pass (Floyd's bottom-up build). */
