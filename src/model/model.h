@@ -503,7 +503,8 @@ typedef struct gpuest_model_phase_s {
 /* Combines per-phase estimates e[0..n) of phases ph into one run: thread IPC = thread instructions /
  * sum of phase times (time_k = warp_insts_k / warp_ipc_k); AMAT weighted by line requests; request,
  * memory, reply and miss latencies by reads; MC stall, link and injection utilisations, bottleneck
- * utilisation and tokens by time. Phases with no instructions are skipped. GPUEST_EINVAL when no
+ * utilisation, tokens, the LD/ST queue and the WarpPool's occupancy and merged share by time; an
+ * adaptive L1's choice is that of the phase taking the most time. Phases with no instructions are skipped. GPUEST_EINVAL when no
  * phase has instructions or a phase with instructions has a non-positive IPC. */
 gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpuest_gpu_estimate_t *e, int n,
                                        gpuest_gpu_estimate_t *out, gpuest_error_t *err);

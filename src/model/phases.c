@@ -15,7 +15,7 @@ gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpu
                                        gpuest_gpu_estimate_t *out, gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
-    double time = 0, winst = 0, tinst = 0, acc = 0, reads = 0;
+    double time = 0, winst = 0, tinst = 0, acc = 0, reads = 0, longest = 0;
     for (int k = 0; k < n; k++) {
         if (!(ph[k].warp_insts > 0))
             continue;
@@ -39,6 +39,14 @@ gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpu
         out->link_util_mean += t * e[k].link_util_mean;
         out->bottleneck_util += t * e[k].bottleneck_util;
         out->tokens_per_sm += t * e[k].tokens_per_sm;
+        out->ldst_queue_lines += t * e[k].ldst_queue_lines;
+        out->ldst_line_rate += t * e[k].ldst_line_rate;
+        out->pool_occupancy += t * e[k].pool_occupancy;
+        out->pool_merge_share += t * e[k].pool_merge_share;
+        if (t > longest) { /* an adaptive L1's choice: the one of the phase that takes the most time */
+            longest = t;
+            out->l1c_choice = e[k].l1c_choice;
+        }
         out->promoted_links = e[k].promoted_links > out->promoted_links ? e[k].promoted_links : out->promoted_links;
         out->outer_iterations = e[k].outer_iterations > out->outer_iterations ? e[k].outer_iterations
                                                                               : out->outer_iterations;
@@ -61,6 +69,10 @@ gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpu
     out->link_util_mean /= time;
     out->bottleneck_util /= time;
     out->tokens_per_sm /= time;
+    out->ldst_queue_lines /= time;
+    out->ldst_line_rate /= time;
+    out->pool_occupancy /= time;
+    out->pool_merge_share /= time;
     return GPUEST_OK;
 }
 

@@ -17,7 +17,8 @@
  * 1100 cycles, warp IPC 1.8182 (the instruction-weighted mean would say 5.5), thread IPC
  * (32,000 + 16,000) / 1100 = 43.636. AMAT by line requests (100 at 200, 300 at 400): 350; request
  * latency by reads (50 at 100, 150 at 300): 250; MC stall by time (0.1 for 100 cycles, 0.5 for
- * 1000): 510 / 1100. A third phase without instructions is left out. */
+ * 1000): 510 / 1100; WarpPool occupancy by time (2 and 4 queues): 4200 / 1100; an adaptive L1's
+ * choice is the longer phase's (B: 2). A third phase without instructions is left out. */
 static void two_phases_by_hand(void **state)
 {
     (void)state;
@@ -31,8 +32,10 @@ static void two_phases_by_hand(void **state)
     ph[1].reads = 150;
     gpuest_gpu_estimate_t e[3], out;
     memset(e, 0, sizeof e);
-    e[0] = (gpuest_gpu_estimate_t){.ipc = 320, .warp_ipc = 10, .amat = 200, .req_latency = 100, .mc_stall_ratio = 0.1};
-    e[1] = (gpuest_gpu_estimate_t){.ipc = 16, .warp_ipc = 1, .amat = 400, .req_latency = 300, .mc_stall_ratio = 0.5};
+    e[0] = (gpuest_gpu_estimate_t){.ipc = 320, .warp_ipc = 10, .amat = 200, .req_latency = 100, .mc_stall_ratio = 0.1,
+                                   .pool_occupancy = 2, .l1c_choice = 1};
+    e[1] = (gpuest_gpu_estimate_t){.ipc = 16, .warp_ipc = 1, .amat = 400, .req_latency = 300, .mc_stall_ratio = 0.5,
+                                   .pool_occupancy = 4, .l1c_choice = 2};
     e[2] = (gpuest_gpu_estimate_t){.ipc = 1e9, .warp_ipc = 1e9, .amat = 1e9}; /* no instructions: ignored */
     gpuest_error_t err;
     assert_int_equal(gpuest_model_combine_phases(ph, e, 3, &out, &err), GPUEST_OK);
@@ -41,6 +44,8 @@ static void two_phases_by_hand(void **state)
     assert_double_equal(out.amat, 350.0, 1e-12);
     assert_double_equal(out.req_latency, 250.0, 1e-12);
     assert_double_equal(out.mc_stall_ratio, 510.0 / 1100.0, 1e-12);
+    assert_double_equal(out.pool_occupancy, 4200.0 / 1100.0, 1e-12);
+    assert_int_equal(out.l1c_choice, 2);
     /* a phase with instructions but no positive IPC is an error, not an infinite time */
     e[1].warp_ipc = 0;
     assert_int_equal(gpuest_model_combine_phases(ph, e, 2, &out, &err), GPUEST_EINVAL);
