@@ -21,6 +21,7 @@ void cli_study_init(cli_study_opts_t *o)
     o->techniques = NULL;
     o->refit = 0;
     o->phases = 0;
+    o->simulate_missing = 0;
 }
 
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
@@ -36,6 +37,10 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
     }
     if (cli_args_is(a, "phases")) {
         o->phases = 1;
+        return 1;
+    }
+    if (cli_args_is(a, "simulate-missing")) {
+        o->simulate_missing = 1;
         return 1;
     }
     static const char *const ours[] = {"workload", "scale", "seed", "calibrations", "calibration", "csv",

@@ -17,6 +17,7 @@ typedef struct {
     long points;
     const char *batch;
     const char *truth_csv; /* validate: stored detailed runs */
+    int simulate_missing;  /* validate: points absent from truth_csv are run in detail */
     const char *techniques; /* validate: compression algorithms to validate, "bdi,dsm" (NULL: none) */
     int refit;             /* calibrate: refit the runs of the existing file */
     int phases;            /* calibrate --refit --phases: measure the kernel phases (one baseline run) */

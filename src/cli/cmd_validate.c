@@ -22,6 +22,8 @@ static void help(FILE *out)
                  "                         and value (coalescing=pcu), e.g. bdi,coalescing=pcu, with the sign\n"
                  "                         of each one's IPC effect, estimated vs simulated (default none)\n"
                  "  --truth-csv FILE       detailed runs of an earlier --csv instead of new simulations\n"
+                 "  --simulate-missing     with --truth-csv: run in detail the held-out points the file\n"
+                 "                         lacks (e.g. --points 14 over a 10-point table)\n"
                  "  --csv FILE             one row per point\n  --confidence C         interval level (0.95)\n");
 }
 
@@ -126,8 +128,8 @@ int cli_cmd_validate(int argc, char **argv)
         }
         ntruths = tc.n;
     }
-    e = gpuest_study_validate(&c, &o.cc.cfg, (int)o.points, o.confidence, o.truth_csv ? truths : NULL, ntruths, pr,
-                              pts, &n, &err);
+    e = gpuest_study_validate(&c, &o.cc.cfg, (int)o.points, o.confidence, o.truth_csv ? truths : NULL, ntruths,
+                              o.simulate_missing, pr, pts, &n, &err);
     if (e == GPUEST_OK && ntech > 0) {
         int nt = 0;
         e = gpuest_study_validate_techniques(&c, &o.cc.cfg, (const char *const *)tech, ntech, cli_model_dir(),

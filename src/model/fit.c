@@ -218,7 +218,29 @@ gpuest_err gpuest_gpu_predict_sd_phases_at(gpuest_gpu_model_t *m, const gpuest_m
                                            const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
                                            gpuest_error_t *err)
 {
-    double th[NP], gi[NP], ga[NP];
+    double gi[NP], ga[NP];
+    GPUEST_TRY(gpuest_gpu_predict_grad_phases_at(m, w, ph, n, t, fit, at, gi, ga, err));
+    *ipc_sd = gpuest_gpu_delta_sd(fit, gi);
+    *amat_sd = gpuest_gpu_delta_sd(fit, ga);
+    return GPUEST_OK;
+}
+
+double gpuest_gpu_delta_sd(const gpuest_fit_result_t *fit, const double *grad)
+{
+    double v = 0;
+    for (int a = 0; a < NP; a++)
+        for (int b = 0; b < NP; b++)
+            v += grad[a] * fit->covar[a][b] * grad[b];
+    return sqrt(v > 0 ? v : 0);
+}
+
+gpuest_err gpuest_gpu_predict_grad_phases_at(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                             const gpuest_model_phase_t *ph, int n,
+                                             const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
+                                             const gpuest_gpu_estimate_t *at, double *gi, double *ga,
+                                             gpuest_error_t *err)
+{
+    double th[NP];
     const gpuest_gpu_estimate_t e0 = *at;
     gpuest_gpu_params_to_vec(&fit->params, th);
     for (int j = 0; j < NP; j++) {
@@ -232,13 +254,5 @@ gpuest_err gpuest_gpu_predict_sd_phases_at(gpuest_gpu_model_t *m, const gpuest_m
         gi[j] = (ep.ipc - e0.ipc) / h;
         ga[j] = (ep.amat - e0.amat) / h;
     }
-    double vi = 0, va = 0;
-    for (int a = 0; a < NP; a++)
-        for (int b = 0; b < NP; b++) {
-            vi += gi[a] * fit->covar[a][b] * gi[b];
-            va += ga[a] * fit->covar[a][b] * ga[b];
-        }
-    *ipc_sd = sqrt(vi > 0 ? vi : 0);
-    *amat_sd = sqrt(va > 0 ? va : 0);
     return GPUEST_OK;
 }

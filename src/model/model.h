@@ -528,6 +528,15 @@ gpuest_err gpuest_gpu_predict_sd_phases_at(gpuest_gpu_model_t *m, const gpuest_m
                                            const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
                                            const gpuest_gpu_estimate_t *at, double *ipc_sd, double *amat_sd,
                                            gpuest_error_t *err);
+/* The forward-difference gradients behind gpuest_gpu_predict_sd_phases_at: d IPC / d theta_j and
+ * d AMAT / d theta_j at the fitted parameters (GPUEST_GPU_PARAMS each). */
+gpuest_err gpuest_gpu_predict_grad_phases_at(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                             const gpuest_model_phase_t *ph, int n,
+                                             const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,
+                                             const gpuest_gpu_estimate_t *at, double *ipc_grad, double *amat_grad,
+                                             gpuest_error_t *err);
+/* sqrt(g^T C g) for a gradient g and the fit's parameter covariance C (the delta method). */
+double gpuest_gpu_delta_sd(const gpuest_fit_result_t *fit, const double *grad);
 
 #ifdef __cplusplus
 }

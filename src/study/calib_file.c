@@ -6,6 +6,7 @@
  *   chi2 V | dof N | iterations N | rms V | cv_ipc V | cv_amat V | util_range LO HI | calib_seconds V
  *   run LABEL SETS(';'-joined, '-' = none) then RUN_FIELDS numbers (measured outputs and inputs)
  *   optional: simulator N | machine HEX | warp_profile 4 numbers | phase NAME 20 numbers (up to 8)
+ *             | anchor IPC AMAT RAW_CV_IPC RAW_CV_AMAT (0/1 flags; absent: not anchored)
  * Every record except run appears exactly once; unknown records, missing or extra fields and
  * malformed numbers are errors naming file:line. The runs are the data the fit was made from. */
 #include <errno.h>
@@ -109,6 +110,9 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
     fprintf(o, "\nchi2 %.17g\ndof %d\niterations %d\nrms %.17g\ncv_ipc %.17g\ncv_amat %.17g\n", c->fit.chi2,
             c->fit.dof, c->fit.iterations, c->fit.rms_rel_error, c->cv_ipc, c->cv_amat);
     fprintf(o, "util_range %.17g %.17g\ncalib_seconds %.17g\n", c->util_lo, c->util_hi, c->calib_seconds);
+    fprintf(o, "# anchor ipc amat raw_cv_ipc raw_cv_amat (1: estimated relative to the measured baseline)\n"
+               "anchor %d %d %.17g %.17g\n",
+            c->anchor_ipc, c->anchor_amat, c->raw_cv_ipc, c->raw_cv_amat);
     if (c->sim_generation > 0)
         fprintf(o, "simulator %d\n", c->sim_generation);
     if (c->machine_hash)
@@ -249,10 +253,47 @@ static int parse_phase(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, g
     return 1;
 }
 
+/* Optional record anchor IPC AMAT RAW_CV_IPC RAW_CV_AMAT (files written before the baseline
+ * anchoring lack it and estimate as the plain model): one per file. */
+static int parse_anchor(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen, gpuest_err *rc)
+{
+    if (strcmp(tok[0], "anchor") != 0)
+        return 0;
+    *rc = want(p, nt, 5, tok[0]);
+    if (*rc != GPUEST_OK)
+        return 1;
+    if (*seen) {
+        *rc = perr(p, "record '%s' appears twice%s", tok[0], "");
+        return 1;
+    }
+    *seen = p->line;
+    int *flag[2] = {&c->anchor_ipc, &c->anchor_amat};
+    for (int k = 0; k < 2; k++) {
+        if (strcmp(tok[1 + k], "0") != 0 && strcmp(tok[1 + k], "1") != 0) {
+            *rc = perr(p, "anchor: expected 0 or 1 for the %s flag, got '%s'", k ? "AMAT" : "IPC", tok[1 + k]);
+            return 1;
+        }
+        *flag[k] = tok[1 + k][0] == '1';
+    }
+    double *cv[2] = {&c->raw_cv_ipc, &c->raw_cv_amat};
+    for (int k = 0; k < 2; k++) {
+        *rc = num(p, tok[3 + k], "anchor", cv[k]);
+        if (*rc != GPUEST_OK)
+            return 1;
+        if (*cv[k] < 0) {
+            *rc = perr(p, "anchor: leave-one-out errors must be >= 0, got '%s'%s", tok[3 + k], "");
+            return 1;
+        }
+    }
+    return 1;
+}
+
 /* Optional records (files written before the v2 simulator lack them): simulator N, machine HEX. */
 static int parse_optional(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen_opt, gpuest_err *rc)
 {
     if (parse_phase(p, tok, nt, c, rc))
+        return 1;
+    if (parse_anchor(p, tok, nt, c, seen_opt + 3, rc))
         return 1;
     if (parse_profile(p, tok, nt, c, seen_opt + 2, rc))
         return 1;
@@ -403,7 +444,7 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
     memset(c, 0, sizeof *c);
     gpuest_gpu_params_default(&c->fit.params);
     pctx_t p = {origin, 0, err};
-    int seen[F_COUNT + 3] = {0}; /* + the optional simulator, machine and warp_profile records */
+    int seen[F_COUNT + 4] = {0}; /* + the optional simulator, machine, warp_profile and anchor records */
     const char *s = text;
     char line[4096];
     while (*s) {
@@ -436,6 +477,10 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
         return perr(&p, "the first run must be the baseline (assignments '-')%s%s", "", "");
     if (seen[F_COUNT + 2])
         gpuest_calibration_set_profile(c, c->warp_profile);
+    if (!seen[F_COUNT + 3]) { /* not anchored: the stored errors are the plain model's */
+        c->raw_cv_ipc = c->cv_ipc;
+        c->raw_cv_amat = c->cv_amat;
+    }
     return GPUEST_OK;
 }
 

@@ -78,6 +78,9 @@ static gpuest_err build_points(const gpuest_config_t *cfg, const gpuest_calibrat
 }
 
 static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
+static gpuest_err loo_predict(const gpuest_config_t *cfg, const gpuest_calibration_t *c, const phase_set_t *ps,
+                              int k, gpuest_gpu_model_t *m0, gpuest_gpu_estimate_t *e, gpuest_gpu_estimate_t *e0,
+                              gpuest_error_t *err);
 
 /* What chooses between the two forms: the leave-one-configuration-out IPC error. */
 static double form_score(const gpuest_calibration_t *c) { return c->cv_ipc; }
@@ -191,38 +194,68 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
     if (rc != GPUEST_OK)
         return rc;
     /* Leave one configuration out: refit without it, predict it with the baseline's inputs (what an
-     * estimate has), and take the RMS relative error. With a single run the fit's own residual is used. */
-    double si = 0.0, sa = 0.0;
+     * estimate has), and take the RMS relative error. With a single run the fit's own residual is used.
+     * Each left-out run is predicted twice: by the plain model and anchored at the measured baseline
+     * (the refit model's ratio of the run to the baseline machine, times the baseline's measured
+     * IPC or AMAT: what an anchored estimate gives); each figure keeps the form with the smaller error. */
+    double si = 0.0, sa = 0.0, sai = 0.0, saa = 0.0;
     int nv = 0;
+    gpuest_gpu_model_t *m0 = NULL; /* the calibrated machine itself, for the anchored predictions */
+    if (c->nruns > 2)
+        GPUEST_TRY(gpuest_gpu_model_create(cfg, &m0, err));
     for (int k = 1; k < c->nruns && c->nruns > 2; k++) {
-        gpuest_fit_point_t sub[GPUEST_STUDY_MAX_RUNS];
-        int ns;
-        GPUEST_TRY(build_points(cfg, c, &ps, k, sub, &ns, err));
-        gpuest_fit_result_t f;
-        rc = gpuest_gpu_fit_from(sub, ns, &c->fit.params, &f, err);
-        free_models(sub, ns);
-        if (rc != GPUEST_OK)
+        gpuest_gpu_estimate_t e, e0;
+        rc = loo_predict(cfg, c, &ps, k, m0, &e, &e0, err);
+        if (rc != GPUEST_OK) {
+            gpuest_gpu_model_destroy(m0);
             return rc;
-        gpuest_study_variant_t v;
-        variant_of_run(&c->runs[k], &v);
-        gpuest_config_t vc;
-        gpuest_gpu_model_t *m = NULL;
-        GPUEST_TRY(gpuest_study_apply(cfg, &v, &vc, err));
-        GPUEST_TRY(gpuest_gpu_model_create(&vc, &m, err));
-        gpuest_gpu_estimate_t e;
-        rc = gpuest_gpu_model_solve_phases(m, &c->runs[0].in, ps.n > 0 ? ps.ph : NULL, ps.n, NULL, &f.params, &e,
-                                           err);
-        gpuest_gpu_model_destroy(m);
-        if (rc != GPUEST_OK)
-            return rc;
-        double ei = (e.ipc - c->runs[k].ipc) / c->runs[k].ipc, ea = (e.amat - c->runs[k].amat) / c->runs[k].amat;
+        }
+        const gpuest_study_run_t *r = &c->runs[k], *b = &c->runs[0];
+        double ei = (e.ipc - r->ipc) / r->ipc, ea = (e.amat - r->amat) / r->amat;
+        double ai = (e.ipc / e0.ipc * b->ipc - r->ipc) / r->ipc, aa = (e.amat / e0.amat * b->amat - r->amat) / r->amat;
         si += ei * ei;
         sa += ea * ea;
+        sai += ai * ai;
+        saa += aa * aa;
         nv++;
     }
-    c->cv_ipc = nv ? sqrt(si / nv) : c->fit.rms_rel_error;
-    c->cv_amat = nv ? sqrt(sa / nv) : c->fit.rms_rel_error;
+    gpuest_gpu_model_destroy(m0);
+    c->raw_cv_ipc = nv ? sqrt(si / nv) : c->fit.rms_rel_error;
+    c->raw_cv_amat = nv ? sqrt(sa / nv) : c->fit.rms_rel_error;
+    double anchored_ipc = sqrt(sai / (nv ? nv : 1)), anchored_amat = sqrt(saa / (nv ? nv : 1));
+    c->anchor_ipc = nv > 0 && anchored_ipc <= c->raw_cv_ipc;
+    c->anchor_amat = nv > 0 && anchored_amat <= c->raw_cv_amat;
+    c->cv_ipc = c->anchor_ipc ? anchored_ipc : c->raw_cv_ipc;
+    c->cv_amat = c->anchor_amat ? anchored_amat : c->raw_cv_amat;
     return GPUEST_OK;
+}
+
+/* The leave-one-out prediction of run k (refit without it) with the baseline's inputs: *e on run k's
+ * machine, *e0 on the calibrated machine m0 (the anchor) with the same refitted parameters. */
+static gpuest_err loo_predict(const gpuest_config_t *cfg, const gpuest_calibration_t *c, const phase_set_t *ps,
+                              int k, gpuest_gpu_model_t *m0, gpuest_gpu_estimate_t *e, gpuest_gpu_estimate_t *e0,
+                              gpuest_error_t *err)
+{
+    gpuest_fit_point_t sub[GPUEST_STUDY_MAX_RUNS];
+    int ns;
+    GPUEST_TRY(build_points(cfg, c, ps, k, sub, &ns, err));
+    gpuest_fit_result_t f;
+    gpuest_err rc = gpuest_gpu_fit_from(sub, ns, &c->fit.params, &f, err);
+    free_models(sub, ns);
+    if (rc != GPUEST_OK)
+        return rc;
+    gpuest_study_variant_t v;
+    variant_of_run(&c->runs[k], &v);
+    gpuest_config_t vc;
+    gpuest_gpu_model_t *m = NULL;
+    GPUEST_TRY(gpuest_study_apply(cfg, &v, &vc, err));
+    GPUEST_TRY(gpuest_gpu_model_create(&vc, &m, err));
+    const gpuest_model_phase_t *ph = ps->n > 0 ? ps->ph : NULL;
+    rc = gpuest_gpu_model_solve_phases(m, &c->runs[0].in, ph, ps->n, NULL, &f.params, e, err);
+    gpuest_gpu_model_destroy(m);
+    if (rc == GPUEST_OK)
+        rc = gpuest_gpu_model_solve_phases(m0, &c->runs[0].in, ph, ps->n, NULL, &f.params, e0, err);
+    return rc;
 }
 
 gpuest_err gpuest_study_calibration_begin(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,

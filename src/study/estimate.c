@@ -87,19 +87,64 @@ static const char *outside_range(const gpuest_calibration_t *c, const gpuest_con
     return NULL;
 }
 
-/* One estimate on model m (built for cfg, or retargeted to it). */
+/* The model at the calibrated machine (the anchor of an anchored estimate): its estimate at the
+ * fitted parameters and the gradients of IPC and AMAT, solved once per calibration. usable = 0 when
+ * the calibrated machine cannot be rebuilt (its hash differs from the preset's): no anchoring. */
+typedef struct {
+    int usable;
+    gpuest_gpu_estimate_t at;
+    double ipc_grad[GPUEST_GPU_PARAMS], amat_grad[GPUEST_GPU_PARAMS];
+} anchor_t;
+
+static gpuest_err anchor_solve(const gpuest_calibration_t *c, anchor_t *a, gpuest_error_t *err)
+{
+    memset(a, 0, sizeof *a);
+    if (!c->anchor_ipc && !c->anchor_amat)
+        return GPUEST_OK;
+    gpuest_config_t base;
+    GPUEST_TRY(gpuest_config_preset(&base, c->preset, err));
+    uint64_t h = 0;
+    GPUEST_TRY(gpuest_study_machine_hash(&base, &h, err));
+    if (c->machine_hash && h != c->machine_hash)
+        return GPUEST_OK;
+    gpuest_model_phase_t ph[GPUEST_MODEL_MAX_PHASES];
+    int nph = gpuest_calibration_model_phases(c, ph);
+    gpuest_gpu_model_t *m = NULL;
+    GPUEST_TRY(gpuest_gpu_model_create(&base, &m, err));
+    gpuest_err rc = gpuest_gpu_model_solve_phases(m, &c->runs[0].in, ph, nph, NULL, &c->fit.params, &a->at, err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_gpu_predict_grad_phases_at(m, &c->runs[0].in, ph, nph, NULL, &c->fit, &a->at, a->ipc_grad,
+                                               a->amat_grad, err);
+    gpuest_gpu_model_destroy(m);
+    a->usable = rc == GPUEST_OK && a->at.ipc > 0 && a->at.amat > 0;
+    return rc;
+}
+
+/* value at the point (*v, gradient g) anchored: v / v0 x measured, its gradient by the quotient
+ * rule (the anchor's own parameter uncertainty cancels where the point is the baseline). */
+static void anchor_apply(double *v, double *g, double v0, const double *g0, double measured)
+{
+    double k = measured / v0;
+    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+        g[j] = k * (g[j] - *v * g0[j] / v0);
+    *v *= k;
+}
+
+/* One estimate on model m (built for cfg, or retargeted to it); anc: the calibration's anchor. */
 static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t *m, const gpuest_config_t *cfg,
                               const gpuest_model_transform_t *t, double conf, gpuest_study_l2_cache_t *l2,
-                              gpuest_study_estimate_t *out, gpuest_error_t *err);
+                              const anchor_t *anc, gpuest_study_estimate_t *out, gpuest_error_t *err);
 
 gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg,
                                  const gpuest_model_transform_t *t, double conf, gpuest_study_estimate_t *out,
                                  gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
+    anchor_t anc;
+    GPUEST_TRY(anchor_solve(c, &anc, err));
     gpuest_gpu_model_t *m = NULL;
     GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
-    gpuest_err rc = estimate_on(c, m, cfg, t, conf, NULL, out, err);
+    gpuest_err rc = estimate_on(c, m, cfg, t, conf, NULL, &anc, out, err);
     gpuest_gpu_model_destroy(m);
     return rc;
 }
@@ -109,6 +154,8 @@ struct gpuest_study_batch_s {
     int used, next;
     gpuest_study_l2_cache_t *l2; /* L2 walks of the batch's calibration (created on first use) */
     const gpuest_calibration_t *l2_of;
+    anchor_t anchor; /* the anchor of anchor_of (solved on first use) */
+    const gpuest_calibration_t *anchor_of;
 };
 
 gpuest_err gpuest_study_batch_create(gpuest_study_batch_t **out, gpuest_error_t *err)
@@ -153,12 +200,17 @@ gpuest_err gpuest_study_estimate_in(gpuest_study_batch_t *b, const gpuest_calibr
     if (!b->l2)
         GPUEST_TRY(gpuest_study_l2_cache_create(&b->l2, err));
     b->l2_of = c;
-    return estimate_on(c, m, cfg, t, conf, b->l2, out, err);
+    if (b->anchor_of != c) {
+        b->anchor_of = NULL;
+        GPUEST_TRY(anchor_solve(c, &b->anchor, err));
+        b->anchor_of = c;
+    }
+    return estimate_on(c, m, cfg, t, conf, b->l2, &b->anchor, out, err);
 }
 
 static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t *m, const gpuest_config_t *cfg,
                               const gpuest_model_transform_t *t, double conf, gpuest_study_l2_cache_t *l2,
-                              gpuest_study_estimate_t *out, gpuest_error_t *err)
+                              const anchor_t *anc, gpuest_study_estimate_t *out, gpuest_error_t *err)
 {
     if (!(conf > 0 && conf < 1))
         return gpuest_fail(err, GPUEST_ERANGE, "confidence %g: expected a level in (0, 1)", conf);
@@ -171,26 +223,46 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
     int l2_walked = 0; /* the L2 hit rate follows cfg's L2 geometry (l2_walk.c) */
     GPUEST_TRY(gpuest_study_l2_adjust(l2, c, cfg, &win, ph, nph, &l2_walked, err));
     gpuest_err rc = gpuest_gpu_model_solve_phases(m, w, ph, nph, t, &c->fit.params, &out->raw, err);
-    double ipc_sd = 0, amat_sd = 0;
+    double gi[GPUEST_GPU_PARAMS], ga[GPUEST_GPU_PARAMS];
     if (rc == GPUEST_OK)
-        rc = gpuest_gpu_predict_sd_phases_at(m, w, ph, nph, t, &c->fit, &out->raw, &ipc_sd, &amat_sd, err);
+        rc = gpuest_gpu_predict_grad_phases_at(m, w, ph, nph, t, &c->fit, &out->raw, gi, ga, err);
     if (rc != GPUEST_OK)
         return rc;
     const gpuest_gpu_estimate_t *e = &out->raw;
-    double z = gsl_cdf_ugaussian_Pinv(0.5 + conf / 2.0);
+    /* Baseline anchoring: the model's ratio to its own solve of the calibrated machine times the
+     * measured baseline. The model's level error at the baseline (its fit residual there) is carried
+     * as a ratio to every point instead of added to it; calibrate chose this form per figure by
+     * leave-one-out error. IPC and AMAT only: the stall ratio and link utilisation are bounded
+     * shares, which a ratio correction would push past their bounds. */
+    double ipc = e->ipc, amat = e->amat, amat_scale = 1.0;
+    if (anc && anc->usable && c->anchor_ipc)
+        anchor_apply(&ipc, gi, anc->at.ipc, anc->ipc_grad, c->runs[0].ipc);
+    if (anc && anc->usable && c->anchor_amat) {
+        anchor_apply(&amat, ga, anc->at.amat, anc->amat_grad, c->runs[0].amat);
+        amat_scale = amat / e->amat;
+    }
+    /* The model-discrepancy term is an RMS of the leave-one-out errors of the calibration's runs
+     * other than the baseline (3 with the standard excitation set), so the interval takes Student's
+     * t quantile on that many degrees of freedom, not the normal one: with 3 the 95 % half-width is
+     * 1.62 times wider (3.18 against 1.96), which is what a deviation estimated from three values
+     * supports. */
+    int loo_runs = c->nruns > 2 ? c->nruns - 1 : 0;
+    double z = loo_runs > 0 ? gsl_cdf_tdist_Pinv(0.5 + conf / 2.0, (double)loo_runs)
+                            : gsl_cdf_ugaussian_Pinv(0.5 + conf / 2.0);
     /* parameter uncertainty (delta method) and model discrepancy (cross-validated), in quadrature */
-    double si = sqrt(ipc_sd * ipc_sd + pow(c->cv_ipc * e->ipc, 2));
-    double sa = sqrt(amat_sd * amat_sd + pow(c->cv_amat * e->amat, 2));
-    double rel_a = e->amat > 0 ? sa / e->amat : 0;
-    out->ipc = interval(e->ipc, si, z, 1);
-    out->amat = interval(e->amat, sa, z, 1);
-    out->req = interval(e->req_latency, rel_a * e->req_latency, z, 1);
-    out->mem = interval(e->mem_latency, rel_a * e->mem_latency, z, 1);
-    out->reply = interval(e->reply_latency, rel_a * e->reply_latency, z, 1);
+    double ipc_sd = gpuest_gpu_delta_sd(&c->fit, gi), amat_sd = gpuest_gpu_delta_sd(&c->fit, ga);
+    double si = sqrt(ipc_sd * ipc_sd + pow(c->cv_ipc * ipc, 2));
+    double sa = sqrt(amat_sd * amat_sd + pow(c->cv_amat * amat, 2));
+    double rel_a = amat > 0 ? sa / amat : 0;
+    out->ipc = interval(ipc, si, z, 1);
+    out->amat = interval(amat, sa, z, 1);
+    out->req = interval(e->req_latency * amat_scale, rel_a * e->req_latency * amat_scale, z, 1);
+    out->mem = interval(e->mem_latency * amat_scale, rel_a * e->mem_latency * amat_scale, z, 1);
+    out->reply = interval(e->reply_latency * amat_scale, rel_a * e->reply_latency * amat_scale, z, 1);
     out->mc_stall = interval(e->mc_stall_ratio, rel_a * e->mc_stall_ratio, z, 1);
     if (out->mc_stall.hi > 1)
         out->mc_stall.hi = 1;
-    double rel_i = e->ipc > 0 ? si / e->ipc : 0;
+    double rel_i = ipc > 0 ? si / ipc : 0;
     out->link_util = interval(e->link_util_max, rel_i * e->link_util_max, z, 1);
     /* extrapolation: the bottleneck runs outside the utilisation range the calibration saw */
     double lo = c->util_lo * 0.9, hi = c->util_hi * 1.1 > 1 ? 1 : c->util_hi * 1.1;
@@ -209,6 +281,11 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
         out->extrapolated = 1; /* a caller that gives no transform (validate today) */
         snprintf(out->why, sizeof out->why, "technique.compression = %s is not in this estimate (no transform given)",
                  cfg->technique.compression);
+    }
+    if ((c->anchor_ipc || c->anchor_amat) && !(anc && anc->usable)) {
+        out->extrapolated = 1;
+        snprintf(out->why, sizeof out->why, "the calibrated machine is not preset %s as defined now: not anchored",
+                 c->preset);
     }
     if (strcmp(cfg->name, c->preset) != 0) {
         out->extrapolated = 1;

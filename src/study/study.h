@@ -121,6 +121,14 @@ typedef struct {
      * leave-one-out IPC errors of both. Not stored. */
     int phase_choice;
     double phase_cv_ipc, whole_cv_ipc;
+    /* Baseline anchoring (estimate.c; docs/estimator.md "Baseline anchoring"): anchor_ipc = 1 when
+     * an IPC estimate is the model's IPC at the point over the model's IPC at the calibrated machine,
+     * times the measured baseline IPC (runs[0]); anchor_amat the same for AMAT. calibrate sets each
+     * when that form's leave-one-configuration-out error is not larger than the plain model's;
+     * cv_ipc and cv_amat are then the anchored form's errors, raw_cv_ipc and raw_cv_amat the plain
+     * model's. Stored as `anchor I A RAW_CV_IPC RAW_CV_AMAT`; a file without it is not anchored. */
+    int anchor_ipc, anchor_amat;
+    double raw_cv_ipc, raw_cv_amat;
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */
@@ -238,9 +246,11 @@ typedef struct {
 
 /* Estimates and runs in detail the first n held-out variants (n <= the list length). truths, when
  * not NULL, holds detailed runs already made (matched by label; ipc, amat, sim_seconds), which
- * then replace the simulations (re-validating a refitted calibration). */
+ * then replace the simulations (re-validating a refitted calibration); a point it lacks is an
+ * error unless simulate_missing, which runs that point in detail. */
 gpuest_err gpuest_study_validate(const gpuest_calibration_t *c, const gpuest_config_t *cfg, int n, double conf,
-                                 const gpuest_study_run_t *truths, int ntruths, gpuest_progress_t *progress,
+                                 const gpuest_study_run_t *truths, int ntruths, int simulate_missing,
+                                 gpuest_progress_t *progress,
                                  gpuest_study_validation_point_t *out, int *count, gpuest_error_t *err);
 
 
