@@ -15,6 +15,6 @@ for truth in data/estimator/validate-*-small.csv; do
     preset=${pw%%-*}
     workload=${pw#*-}
     "$gpuest" validate --preset "$preset" --workload "$workload" --scale small \
-        --calibration "models/calibrations/$preset-$workload-small.cal" --points 10 --techniques bdi,dsm \
+        --calibration "models/calibrations/$preset-$workload-small.cal" --points 14 --techniques bdi,dsm \
         --truth-csv "$truth" --csv "$out/$base.csv" > "$out/$base.log" 2>&1 || echo "failed: $preset $workload"
 done

@@ -85,6 +85,8 @@ int cli_cmd_calibrate(int argc, char **argv)
                c.phases[i].w.active_warps, c.phases[i].w.insts_per_request);
     printf("  fit RMS relative error %.2f %%; leave-one-out error IPC %.2f %%, AMAT %.2f %%\n",
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc, 100 * c.cv_amat);
+    printf("  anchored at the measured baseline: IPC %s (leave-one-out %.2f %% plain), AMAT %s (%.2f %% plain)\n",
+           c.anchor_ipc ? "yes" : "no", 100 * c.raw_cv_ipc, c.anchor_amat ? "yes" : "no", 100 * c.raw_cv_amat);
     if (c.phase_choice)
         printf("  kernel phases: %s (leave-one-out IPC error %.2f %% with %d phases, %.2f %% as one)\n",
                c.phase_choice > 0 ? "kept" : "not kept, the run is one phase", 100 * c.phase_cv_ipc,

@@ -189,6 +189,10 @@ int cli_cmd_estimate(int argc, char **argv)
     }
     printf("estimate of %s on %s (calibration %s; %.0f %% intervals; latencies in core cycles)\n", c.workload,
            o.cc.cfg.name, path, 100 * o.confidence);
+    if (c.anchor_ipc || c.anchor_amat)
+        printf("anchored at the measured baseline (%s%s%s): the model's ratio to the calibrated machine times "
+               "the baseline run's value\n",
+               c.anchor_ipc ? "IPC" : "", c.anchor_ipc && c.anchor_amat ? " and " : "", c.anchor_amat ? "AMAT" : "");
     cli_table_print(&t, stdout);
     if (extrap && o.batch)
         printf("note: %d point(s) outside the calibrated range (column extrapolated)\n", extrap);

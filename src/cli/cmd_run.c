@@ -132,6 +132,8 @@ static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
     printf("   model %s; alpha %.3f, eta %.3f, kappa %.3f; fit RMS %.1f %%, leave-one-out IPC %.1f %%\n",
            c.warp_profile[1] > 0 ? "scoreboard" : "token", c.fit.params.alpha, c.fit.params.eta, c.fit.params.kappa,
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc);
+    printf("   anchored at the sampled baseline: IPC %s, AMAT %s (the form with the smaller leave-one-out error)\n",
+           c.anchor_ipc ? "yes" : "no", c.anchor_amat ? "yes" : "no");
     /* times go to a terminal only: the output is the same for the same seed, bit for bit */
     times("gpuest run: calibration %.1f s\n", wall_now() - t0);
 
