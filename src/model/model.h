@@ -189,6 +189,11 @@ int gpuest_model_noc_num_ports(const gpuest_model_noc_t *m);
 int gpuest_model_noc_hops(const gpuest_model_noc_t *m, int cls, int src, int dst);
 /* Zero-load latency of one packet of length flits over hops router-to-router hops. */
 double gpuest_model_zero_load(const gpuest_noc_cfg_t *noc, int hops, int flits);
+/* Credit loop of an NI's injection channel (noc_credit.c): the round trip R in interconnect
+ * cycles, and the cycles T an NI needs to send a packet of `flits` flits on one VC of `buffer`
+ * flits (flits when buffer >= R; B flits per R cycles otherwise). */
+int gpuest_model_inject_credit_rtt(const gpuest_noc_cfg_t *noc);
+double gpuest_model_credit_send_time(int flits, int buffer, int rtt);
 
 /* ------------------------------------------------------------ one-call helpers */
 /* One point: config + pattern + rate -> result row. params NULL = defaults. Saturation is
