@@ -269,7 +269,9 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_fli
  * SAT_REL_TOL, relative: the interval's kappa derivative (1 % steps) needs it; at 1e-5 its
  * bounds moved by up to 0.3 % of the estimate. It replaced a bisection on the saturated flag (16
  * halvings with 60-sweep probes from zero, 10 from a +-10 % bracket, 2e-5 and 4e-5 resolution:
- * the interval's derivative carried that error; docs/estimator.md, "Estimator speed"). */
+ * the interval's derivative carried that error; docs/estimator.md, "Estimator speed"). The first
+ * solve of a kappa at or above the default constant searches below the capacity scale (more
+ * contention saturates no later), which halves the extra cost of the capacity root. */
 #define SAT_REL_TOL 1e-6
 
 /* The scale at which the open model saturates with its own contention constants
@@ -291,14 +293,18 @@ static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_par
 {
     if (!(m->hot_load[0] > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
+    if (!(m->cap_scale > 0)) /* once per open model: it does not depend on kappa */
+        GPUEST_TRY(capacity_scale(m, err));
     double lo = 0.0, hi = 1.0 / m->hot_load[0];
+    gpuest_model_params_t def;
+    gpuest_model_params_default(&def);
     if (m->sat_scale > 0) { /* a nearby kappa's scale: often the root already (a link at capacity) */
         lo = (1.0 - 0.4 * SAT_REL_TOL) * m->sat_scale;
         hi = (1.0 + 0.4 * SAT_REL_TOL) * m->sat_scale;
+    } else if (pp->kappa >= def.kappa) { /* more contention saturates no later */
+        hi = (1.0 + SAT_REL_TOL) * m->cap_scale;
     }
     GPUEST_TRY(gpuest_model_noc_saturation_root(m->noc, pp, lo, hi, SAT_REL_TOL, &m->sat_scale, NULL, err));
-    if (!(m->cap_scale > 0)) /* once per open model: it does not depend on kappa */
-        GPUEST_TRY(capacity_scale(m, err));
     m->hot_capacity = m->hot_load[0] * m->cap_scale;
     if (m->hot_capacity > 1.0)
         m->hot_capacity = 1.0;
