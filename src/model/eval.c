@@ -271,7 +271,13 @@ static double inject_service(const gpuest_model_noc_t *m, int n, int c, double s
     int r = gpuest_net_router_of(&m->topo, n), i = gpuest_net_local_port(&m->topo, n);
     size_t j = ((size_t)m->part[c] * m->routers + r) * m->ports + i;
     double s = 1.0 + conflict * scale * m->istr[((size_t)m->plane[c] * m->routers + r) * m->ports + i];
-    return m->len[c] * s / m->width + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
+    /* one packet at a time, flit by flit on credits: a VC buffer shorter than the credit loop
+     * stalls the packet (noc_credit.c; one-flit-wide channels) */
+    double stall = 0.0;
+    if (m->width == 1)
+        stall = gpuest_model_credit_send_time(m->len[c], m->noc.buffer_flits, gpuest_model_inject_credit_rtt(&m->noc)) -
+                m->len[c];
+    return m->len[c] * s / m->width + stall + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
 }
 
 /* NI source queues (discrete-time Geo/G/1: W = lambda E[S(S-1)] / (2 (1 - rho))) and the MC

@@ -101,7 +101,7 @@ struct gpuest_gpu_model_s {
     double icnt, l2c, dramc;    /* core cycles per interconnect / L2 / DRAM cycle */
     /* the open NoC model, rebuilt when the (rounded) reply length or the write share changes */
     gpuest_model_noc_t *noc;
-    int noc_rep_flits;
+    int noc_rep_flits, noc_write_flits;
     double noc_write_fraction;
     double sat_scale, sat_kappa; /* cached saturation scale for one kappa */
     double hot_load[2];          /* flits per cycle on the two hottest links at scale 1 */
@@ -119,6 +119,7 @@ struct gpuest_gpu_model_s {
     int link_used;
     double hot_capacity;         /* utilisation of the hottest link when the open model saturates: its
                                     usable share after head-of-line and allocation losses */
+    double cap_scale;            /* the open model's saturation scale at its default constants (0: not yet) */
     /* models of the same machine for kernel phases 1.. (phases.c): each phase keeps the open NoC model
      * of its own write share and reply length instead of rebuilding this one at every switch */
     struct gpuest_gpu_model_s *phase_kid[GPUEST_MODEL_MAX_PHASES];
@@ -218,9 +219,10 @@ static void find_hot_links(gpuest_gpu_model_t *m)
         }
 }
 
-static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gpuest_error_t *err)
+static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_flits, double wf, gpuest_error_t *err)
 {
-    if (m->noc && m->noc_rep_flits == rep_flits && fabs(m->noc_write_fraction - wf) < 1e-3)
+    if (m->noc && m->noc_rep_flits == rep_flits && m->noc_write_flits == write_flits &&
+        fabs(m->noc_write_fraction - wf) < 1e-3)
         return GPUEST_OK;
     gpuest_model_noc_destroy(m->noc);
     m->noc = NULL;
@@ -229,6 +231,7 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
     p.request_flits = m->req_flits;
     p.reply_flits = rep_flits;
     p.write_fraction = wf;
+    p.write_flits = write_flits;
     gpuest_model_traffic_t t;
     GPUEST_TRY(gpuest_model_traffic_build(&t, &p, &m->net_cfg, 1.0, err));
     gpuest_err rc = gpuest_model_noc_create(&m->net_cfg, &t, &m->noc, err);
@@ -236,6 +239,8 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
     if (rc != GPUEST_OK)
         return rc;
     m->noc_rep_flits = rep_flits;
+    m->noc_write_flits = write_flits;
+    m->cap_scale = 0.0;
     m->noc_write_fraction = wf;
     m->sat_kappa = -1.0;
     m->table_kappa = -1.0;
@@ -264,19 +269,43 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, double wf, gp
  * SAT_REL_TOL, relative: the interval's kappa derivative (1 % steps) needs it; at 1e-5 its
  * bounds moved by up to 0.3 % of the estimate. It replaced a bisection on the saturated flag (16
  * halvings with 60-sweep probes from zero, 10 from a +-10 % bracket, 2e-5 and 4e-5 resolution:
- * the interval's derivative carried that error; docs/estimator.md, "Estimator speed"). */
+ * the interval's derivative carried that error; docs/estimator.md, "Estimator speed"). The first
+ * solve of a kappa at or above the default constant searches below the capacity scale (more
+ * contention saturates no later), which halves the extra cost of the capacity root. */
 #define SAT_REL_TOL 1e-6
+
+/* The scale at which the open model saturates with its own contention constants
+ * (gpuest_model_params_default, the ones it was validated with against the cycle-level NoC), which
+ * sets the hot links' usable capacity. Not at the fitted kappa: the fit raises kappa to lengthen the
+ * network's delays at the calibrated machine, where the MC injection ports saturate first and kappa
+ * leaves the saturation point alone; on a network whose links or VCs saturate first (YX requests
+ * along the MC row, diamond placement, two VCs) the same kappa moved the saturation point far below
+ * the cycle-level NoC's (docs/estimator.md, "NoC structure points on mesh56"). */
+static gpuest_err capacity_scale(gpuest_gpu_model_t *m, gpuest_error_t *err)
+{
+    gpuest_model_params_t q;
+    gpuest_model_params_default(&q);
+    return gpuest_model_noc_saturation_root(m->noc, &q, 0.0, 1.0 / m->hot_load[0], SAT_REL_TOL, &m->cap_scale, NULL,
+                                            err);
+}
+
 static gpuest_err saturation_scale(gpuest_gpu_model_t *m, const gpuest_model_params_t *pp, gpuest_error_t *err)
 {
     if (!(m->hot_load[0] > 0))
         return gpuest_fail(err, GPUEST_EINVAL, "GPU model: the network carries no traffic");
+    if (!(m->cap_scale > 0)) /* once per open model: it does not depend on kappa */
+        GPUEST_TRY(capacity_scale(m, err));
     double lo = 0.0, hi = 1.0 / m->hot_load[0];
+    gpuest_model_params_t def;
+    gpuest_model_params_default(&def);
     if (m->sat_scale > 0) { /* a nearby kappa's scale: often the root already (a link at capacity) */
         lo = (1.0 - 0.4 * SAT_REL_TOL) * m->sat_scale;
         hi = (1.0 + 0.4 * SAT_REL_TOL) * m->sat_scale;
+    } else if (pp->kappa >= def.kappa) { /* more contention saturates no later */
+        hi = (1.0 + SAT_REL_TOL) * m->cap_scale;
     }
     GPUEST_TRY(gpuest_model_noc_saturation_root(m->noc, pp, lo, hi, SAT_REL_TOL, &m->sat_scale, NULL, err));
-    m->hot_capacity = m->hot_load[0] * m->sat_scale;
+    m->hot_capacity = m->hot_load[0] * m->cap_scale;
     if (m->hot_capacity > 1.0)
         m->hot_capacity = 1.0;
     if (m->hot_capacity < 0.2)
@@ -618,7 +647,12 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     rep_keep *= 1.0 - fwd;
     int noc_rep = (int)lround(rep_mean * rep_keep * mem_keep);
     noc_rep = noc_rep < 1 ? 1 : noc_rep;
-    GPUEST_TRY(ensure_noc(m, noc_rep, wf, err));
+    /* a write request carries the sectors its store wrote (0 measured: a full line) */
+    double wbytes = w->write_bytes;
+    double write_flits = gpuest_model_write_flits(c, wbytes);
+    /* the open model's write class: whole flits; 0 (not measured) keeps the reply's length */
+    int noc_write = wbytes > 0 ? (int)lround(write_flits) : 0;
+    GPUEST_TRY(ensure_noc(m, noc_rep, noc_write, wf, err));
     double rep_ser_back = rep_keep * mem_keep < 1.0 && rep_mean > noc_rep ? (rep_mean - noc_rep) : 0.0;
     double width = c->noc.topology == GPUEST_TOPO_CROSSBAR && c->noc.xbar_port_flits > 1 ? c->noc.xbar_port_flits : 1;
     double tf = m->icnt / width; /* core cycles per flit at a port */
@@ -658,7 +692,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     dr[ST_ISS] = k.insts / (p->eta * iw) / r;
     st[ST_SMINJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 0.0, 1.0};
     dr[ST_SMINJ] = m->req_flits * tf;
-    dw[ST_SMINJ] = m->rep_flits * tf; /* a write carries its data */
+    dw[ST_SMINJ] = write_flits * tf; /* a write carries its data */
     if (t && (rs > 0 || t->probe_msgs_per_read > 0)) /* remote data replies, probes and NACKs */
         dr[ST_SMINJ] += (rs * rnet * rep_mean + t->probe_msgs_per_read * m->req_flits) * tf;
     dr[ST_SMINJ] += (fwd * rep_mean + back * m->req_flits) * tf; /* LA-LLC: the sharers' data, the returns */

@@ -97,6 +97,7 @@ typedef struct {
     double write_fraction;                     /* gpu: share of requests that are writes */
     double mcast_fraction;                     /* uniform: share of packets sent to a destination set */
     int mcast_min, mcast_max;                  /* set size drawn uniformly in [min, max] from all nodes */
+    int write_flits;                           /* gpu: write request length; 0 = reply_flits (a full line) */
 } gpuest_model_pattern_t;
 
 /* A pattern of the given name with defaults (packet_flits 1, no hotspots, gpu sizes from config). */
@@ -110,6 +111,10 @@ gpuest_err gpuest_model_traffic_build(gpuest_model_traffic_t *t, const gpuest_mo
                                       const gpuest_config_t *cfg, double rate, gpuest_error_t *err);
 /* Request / reply packet lengths in flits implied by cfg (head flit + 128-byte line). */
 void gpuest_model_gpu_packet_flits(const gpuest_config_t *cfg, int *request_flits, int *reply_flits);
+/* Mean flits of a write request carrying `bytes` data bytes on average (0: a full line): the
+ * packet sizing of the simulator, linear in the bytes (exact for a mix of 32-byte sectors when the
+ * flit size divides 32 bytes). */
+double gpuest_model_write_flits(const gpuest_config_t *cfg, double bytes);
 
 /* ------------------------------------------------------------ model parameters */
 /* Contention constants of the router model (defaults calibrated once against the BookSim iq
@@ -184,6 +189,11 @@ int gpuest_model_noc_num_ports(const gpuest_model_noc_t *m);
 int gpuest_model_noc_hops(const gpuest_model_noc_t *m, int cls, int src, int dst);
 /* Zero-load latency of one packet of length flits over hops router-to-router hops. */
 double gpuest_model_zero_load(const gpuest_noc_cfg_t *noc, int hops, int flits);
+/* Credit loop of an NI's injection channel (noc_credit.c): the round trip R in interconnect
+ * cycles, and the cycles T an NI needs to send a packet of `flits` flits on one VC of `buffer`
+ * flits (flits when buffer >= R; B flits per R cycles otherwise). */
+int gpuest_model_inject_credit_rtt(const gpuest_noc_cfg_t *noc);
+double gpuest_model_credit_send_time(int flits, int buffer, int rtt);
 
 /* ------------------------------------------------------------ one-call helpers */
 /* One point: config + pattern + rate -> result row. params NULL = defaults. Saturation is
@@ -295,6 +305,10 @@ typedef struct {
      * the work (a small BFS frontier) runs with that few customers. 0: not given (the resident warps,
      * or for the token model the SM's warp slots). */
     double active_warps;
+    /* Mean data bytes a write request carries: the simulator's write sends only the 32-byte
+     * sectors its store wrote (src/sim/sm.c, request_flits), not the line. 0: not measured (a full
+     * line, the model before this input). */
+    double write_bytes;
 } gpuest_model_workload_t;
 
 /* Technique transform of the model inputs (filled by the technique layer; identity by default).

@@ -118,6 +118,20 @@ void gpuest_model_gpu_packet_flits(const gpuest_config_t *cfg, int *request_flit
     *reply_flits = gpuest_net_packet_flits(cfg->noc.flit_bytes, cfg->noc.header_bytes, line);
 }
 
+double gpuest_model_write_flits(const gpuest_config_t *cfg, double bytes)
+{
+    int req, rep;
+    gpuest_model_gpu_packet_flits(cfg, &req, &rep);
+    int line = cfg->l2.line_bytes > 0 ? cfg->l2.line_bytes : 128;
+    if (!(bytes > 0) || bytes >= line)
+        return rep;
+    double fb = cfg->noc.flit_bytes > 0 ? cfg->noc.flit_bytes : 16;
+    /* gpuest_packet_flits: a separate head flit when header_bytes <= 0, else the header shares the
+     * flits; the ceiling is left out (a mean over packets of whole sectors) */
+    double f = cfg->noc.header_bytes <= 0 ? 1.0 + bytes / fb : (cfg->noc.header_bytes + bytes) / fb;
+    return f < req ? req : (f > rep ? rep : f);
+}
+
 /* Uniform, transpose and hotspot: one class, every node injects rate flits per cycle. */
 static gpuest_err build_synthetic(gpuest_model_traffic_t *t, const gpuest_model_pattern_t *p,
                                   const gpuest_config_t *cfg, double rate, gpuest_error_t *err)
@@ -218,7 +232,7 @@ static gpuest_err build_gpu(gpuest_model_traffic_t *t, const gpuest_model_patter
         return rc;
     }
     static const char *const names[4] = {"request", "reply", "write", "write_ack"};
-    int flits[4] = {req, rep, rep, req};
+    int flits[4] = {req, rep, p->write_flits > 0 ? p->write_flits : rep, req};
     for (int c = 0; c < ncls; c++) {
         snprintf(t->class_name[c], sizeof t->class_name[c], "%s", names[c]);
         t->packet_flits[c] = flits[c];

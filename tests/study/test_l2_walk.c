@@ -158,7 +158,7 @@ static void calibration(gpuest_calibration_t *c)
     c->runs[0].ipc = 3.7;
     c->runs[0].amat = 250.0;
     c->runs[0].in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.21, 1.12, 0.48, 0.37, 32.0, 0.89, 1.77,
-                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0};
+                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0};
     c->fit.params = (gpuest_gpu_params_t){1.5, 0.4, 1.2};
     for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
         c->fit.covar[j][j] = 1e-3;

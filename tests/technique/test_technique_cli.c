@@ -71,11 +71,14 @@ static void test_unsupported_command_exits_2(void **state)
     assert_non_null(strstr(out, "technique.compression"));
 }
 
-/* The estimator as a user meets it: backprop's calibrated fermi model stalls its MCs' reply
- * injection (MC stall ratio 0.16 without a technique), and BDI compresses the lines its kernels
- * load (measured by walking its launches), so the estimate with BDI must show fewer reply flits
- * (under 4.5 of 5) and an IPC 5 % higher than without, and no "no transform" note; fails when the
- * transform is not built or not passed to the model. Coalescing has no transform: exit 2 naming
+/* The estimator as a user meets it: BDI compresses the lines backprop's kernels load (measured by
+ * walking its launches), so the estimate with BDI must show fewer reply flits (under 4.5 of 5), an
+ * IPC at least 1 % higher than without and no "no transform" note; fails when the transform is not
+ * built or not passed to the model (the two estimates are then the same). The detailed simulation
+ * measures +3.8 % (data/estimator/validate-fermi-backprop-small.csv, compression_bdi); this
+ * calibration estimated +15 % while the hot links' capacity followed its kappa (5.9) and +2.8 %
+ * since it is taken at the open model's own constants (docs/estimator.md, "NoC structure points on
+ * mesh56"), which is why the bound is no longer 5 %. Coalescing has no transform: exit 2 naming
  * its key. */
 /* A calibration kept with the test (the token-model fit of the v2 simulator's runs, the file
  * models/calibrations/fermi-backprop-small.cal had before the kernel phases), so that a refit of the
@@ -105,7 +108,7 @@ static void test_estimate_applies_the_compression_transform(void **state)
     const char *tr = strstr(out, "technique transform: mean read reply ");
     assert_non_null(tr);
     double flits = atof(tr + strlen("technique transform: mean read reply "));
-    if (!(flits < 4.5 && bdi > base * 1.05))
+    if (!(flits < 4.5 && bdi > base * 1.01))
         fail_msg("BDI estimate: %g reply flits (uncompressed 5), IPC %g vs %g without", flits, bdi, base);
     /* fermi's crossbar takes PCU multicasts: the estimate prints the measured saving */
     assert_int_equal(run_gpuest(EST " --set technique.coalescing=pcu", out, sizeof out), 0);
