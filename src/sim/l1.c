@@ -74,6 +74,7 @@ sim_l1_outcome_t sim_l1_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_
             return (sim_l1_outcome_t)(g->failed = 1, L1_STALL_MISSQ);
         g->ctr.v[SC_atomic_reqs]++;
         g->ctr.v[SC_write_reqs]++;
+        g->ctr.v[SC_write_bytes] += (uint64_t)gpuest_sector_count(r->sectors) * GPUEST_SECTOR_BYTES;
         return L1_MISS_SENT;
     }
     if (sm->l1s) /* data filtering: the sector mode (l1_sector.c) */
@@ -147,6 +148,7 @@ int sim_l1_store(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *
     }
     g->ctr.v[SC_store_reqs]++;
     g->ctr.v[SC_write_reqs]++;
+    g->ctr.v[SC_write_bytes] += (uint64_t)gpuest_sector_count(r->sectors) * GPUEST_SECTOR_BYTES;
     return 0;
 }
 

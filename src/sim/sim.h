@@ -322,6 +322,7 @@ typedef struct {
      * pools, those that joined another request's queue, and the L1 accesses the pools made */
     uint64_t warppool_requests, warppool_merged, warppool_accesses;
     uint64_t link_flits; /* flits over every network link (a multicast counts once per link of its tree) */
+    uint64_t write_bytes; /* data bytes the write requests (stores + atomics) carried: sectors x 32 */
 } gpuest_sim_stats_t;
 
 /* One point of the per-SM time series. */

@@ -25,7 +25,7 @@ typedef int64_t sim_time_t;
     X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)            \
     X(l1i_accesses) X(l1i_misses) X(l1c_accesses) X(l1c_misses) X(front_reqs)                                        \
     X(dram_acts) X(dram_bus) X(dram_cycles)                                                                       \
-    X(wp_requests) X(wp_merged) X(wp_accesses) X(wp_full)
+    X(wp_requests) X(wp_merged) X(wp_accesses) X(wp_full) X(write_bytes)
 enum {
 #define SIM_CTR_ENUM(n) SC_##n,
     SIM_COUNTER_LIST(SIM_CTR_ENUM)

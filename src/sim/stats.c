@@ -30,6 +30,7 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->front_requests = v[SC_front_reqs];
     s->read_requests = v[SC_read_reqs];
     s->write_requests = v[SC_write_reqs];
+    s->write_bytes = v[SC_write_bytes];
     s->replies = v[SC_replies];
     double n = (double)v[SC_read_done] * pc;
     s->miss_latency = ratio((double)v[SC_miss_fs], n);

@@ -61,6 +61,7 @@ static void group_merge(group_t *a, const group_t *b)
     s->l1_missq_stalls += t->l1_missq_stalls;
     s->read_requests += t->read_requests;
     s->write_requests += t->write_requests;
+    s->write_bytes += t->write_bytes;
     s->l2_accesses += t->l2_accesses;
     s->l2_hits += t->l2_hits;
     s->dram_reads += t->dram_reads;
@@ -208,6 +209,13 @@ gpuest_err gpuest_study_measure_phases(const gpuest_config_t *cfg, gpuest_calibr
         rc = gpuest_fail(err, GPUEST_EINVAL, "the run has %zu launches, the walk %d", nk, np);
     if (rc == GPUEST_OK)
         rc = gpuest_study_group_phases(k, p, np, c, err);
+    /* A file written before the write size was measured (its runs carry 0, a full line) takes the
+     * baseline's measured write size for every run: what a write carries depends on the workload's
+     * stores, not on the excitation configurations (flit width, L2 latency). */
+    const gpuest_study_run_t *measured = run ? run : &local;
+    for (int i = 0; rc == GPUEST_OK && i < c->nruns; i++)
+        if (!(c->runs[i].in.write_bytes > 0))
+            c->runs[i].in.write_bytes = measured->in.write_bytes;
     gpuest_workload_destroy(wl);
     free(p);
     free(k);

@@ -33,7 +33,7 @@ static gpuest_err run_workload(const gpuest_config_t *c, const char *name, uint6
     return rc;
 }
 
-static void check_stats(const gpuest_sim_stats_t *s)
+static void check_stats(const gpuest_sim_stats_t *s, const gpuest_config_t *c)
 {
     /* Cross-component counts only (identities that hold by construction, such as
      * the latency split, hits + misses == accesses or merges <= misses, and ranges
@@ -44,6 +44,15 @@ static void check_stats(const gpuest_sim_stats_t *s)
     /* packets: one request and one reply per memory request of the window */
     assert_int_equal(s->packets[0], s->read_requests + s->write_requests + s->front_requests);
     assert_int_equal(s->packets[1], s->replies);
+    /* request flits, counted by the network, against what the L1 sent: a head flit per request
+     * (the presets have no header bytes in the data flits) and each write's data, its sectors,
+     * in flits (32-byte sectors fill whole 16- and 32-byte flits). Catches a write size counted
+     * in lines or in requests instead of the sectors the packets carry. */
+    assert_int_equal(c->noc.header_bytes, 0);
+    assert_int_equal(32 % c->noc.flit_bytes, 0);
+    assert_true(s->write_bytes % 32 == 0 && s->write_bytes <= 128 * s->write_requests);
+    assert_int_equal(s->flits[0], s->read_requests + s->front_requests + s->write_requests +
+                                      s->write_bytes / (uint64_t)c->noc.flit_bytes);
 }
 
 static void check_workload(const char *preset, const char *name)
@@ -65,10 +74,10 @@ static void check_workload(const char *preset, const char *name)
     /* every memory request got exactly one reply (duplicates fail the run with ECORRUPT) */
     assert_int_equal(a.requests_sent, a.replies_received);
     assert_int_equal(a.outstanding, 0);
-    check_stats(&a.total);
+    check_stats(&a.total, &c);
     uint64_t cycles = 0, insts = 0;
     for (size_t k = 0; k < a.num_kernels; k++) {
-        check_stats(&a.kernels[k]);
+        check_stats(&a.kernels[k], &c);
         cycles += a.kernels[k].cycles;
         insts += a.kernels[k].warp_instructions;
     }

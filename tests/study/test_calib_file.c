@@ -127,11 +127,13 @@ static void bad_inputs(void **state)
         {"dof", "dof 1972786430005726\n", "cal:12: dof: expected a whole number"},
         {"dof", "dof 2.5\n", "cal:12: dof: expected a whole number"},
         {"calib_seconds", "# no timing\n", "missing record 'calib_seconds'"},
-        {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 22 value(s)"},
+        {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 23 value(s)"},
         {"warp_profile", "warp_profile 43 8 2\n", "record 'warp_profile' takes 4 value(s)"},
         {"warp_profile", "warp_profile 0 8 2 3\n", "resident warps and instructions per epoch must be > 0"},
         {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 -1 5\n",
-         "LD/ST blocking and its miss latency must be >= 0"},
+         "LD/ST blocking, its miss latency and the write size must be >= 0"},
+        {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 2 5 -32\n",
+         "LD/ST blocking, its miss latency and the write size must be >= 0"},
         {"run baseline", "run baseline - 0 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1\n", "IPC, AMAT and instructions per "
                                                                                    "request must be > 0"},
         {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 nan\n", "expected a finite "
@@ -246,7 +248,9 @@ static void phases_round_trip(void **state)
         a.phases[i].w = a.runs[0].in;
         a.phases[i].w.active_warps = 0.6 + 0.1 * i;
         a.phases[i].w.insts_per_request = 1.69 + i;
+        a.phases[i].w.write_bytes = 64.0 + 16.003905296558457 * i; /* backprop's two kernels */
     }
+    a.runs[1].in.write_bytes = 73.146045473566744;
     gpuest_error_t err;
     const char *path = GPUEST_BINARY_DIR "/test_calib_phases.cal";
     assert_int_equal(gpuest_calibration_write(&a, path, &err), GPUEST_OK);
@@ -256,6 +260,8 @@ static void phases_round_trip(void **state)
         assert_string_equal(a.phase_names[i], b.phase_names[i]);
         assert_memory_equal(&a.phases[i], &b.phases[i], sizeof a.phases[i]);
     }
+    assert_true(b.phases[1].w.write_bytes == 80.003905296558457 && b.runs[1].in.write_bytes == 73.146045473566744 &&
+                b.runs[0].in.write_bytes == 0);
     /* the token form clears the scoreboard fields of the phases the model reads, keeps the rest */
     gpuest_model_phase_t mp[GPUEST_MODEL_MAX_PHASES];
     assert_int_equal(gpuest_calibration_model_phases(&b, mp), 2);
@@ -274,10 +280,23 @@ static void phases_round_trip(void **state)
     char nine[4096] = "";
     for (int i = 0; i < 9; i++)
         snprintf(nine + strlen(nine), sizeof nine - strlen(nine), "phase k%d%s", i, ok20);
+    /* files written before the write size: phases of 20 numbers and runs of 20 load with 0 (a full line) */
+    {
+        char *old = edited(valid, "phase bfs_kernel2+", "phase k2 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0.5\n");
+        char *old2 = edited(old, "run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 2 5\n");
+        gpuest_error_clear(&err);
+        if (gpuest_calibration_parse(old2, "x.cal", &b, &err) != GPUEST_OK)
+            fail_msg("a file without the write size: %s", err.msg);
+        assert_true(b.phases[1].w.active_warps == 0.5 && b.phases[1].w.write_bytes == 0);
+        assert_true(b.runs[1].in.block_miss_latency == 5 && b.runs[1].in.write_bytes == 0);
+        free(old);
+        free(old2);
+    }
     const struct {
         const char *replacement, *expect;
     } cases[] = {
-        {"phase k 1 2 3\n", "record 'phase' takes 21 value(s)"},
+        {"phase k 1 2 3\n", "record 'phase' takes 22 value(s)"},
+        {"phase k 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0 0 7\n", "record 'phase' takes 22 value(s)"},
         {"phase k 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 -1\n", "every field must be >= 0"},
         {"phase k 0 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0\n", "warp instructions and instructions per request"},
         {"phase k 1 1 1 inf 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0\n", "expected a finite number, got 'inf'"},
