@@ -24,6 +24,7 @@
 # The fourth round (docs/latte-cc.md, "Fourth round"):
 #   CONTINUE=rule EVERY_TRAIN=8 TRAIN_WORKLOADS=fw train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
 #   CONTINUE=rule EVERY_TRAIN=8 MACHINE=warps64 train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
+#   CONTINUE=rule EVERY_TRAIN=8 MACHINE=l1d8k train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
 set -eu
 CONTINUE=${CONTINUE:-hold}
 EVERY_TRAIN=${EVERY_TRAIN:-4}
@@ -47,6 +48,9 @@ case $MACHINE in
 '') SETS= ;;
 # 64 resident warps per SM (latte15: 48), threads and registers raised so they do not cap them:
 # more warps in flight, more hits queued at the decompressors (docs/latte-cc.md, "Fourth round")
+# an 8 KB L1D (latte15: 16 KB; 16 sets x 4 ways): under LATTE-CC's rule its runs wait on the
+# decompressors far more often (the variation the fourth round kept)
+l1d8k) SETS="--set l1.size_bytes=8192" ;;
 warps64) SETS="--set core.warps_per_sm=64 --set core.threads_per_sm=2048 --set core.registers_per_sm=65536" ;;
 *) echo "latte_fann_collect.sh: unknown machine variation '$MACHINE'" >&2; exit 2 ;;
 esac
