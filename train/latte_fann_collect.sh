@@ -16,6 +16,15 @@
 # EVERY_VALID / EVERY_TEST override how many EPs of an SM share one label (defaults 4, 4, 1).
 # The third round (docs/latte-cc.md): CONTINUE=rule EVERY_TRAIN=8 with horizon 10 into
 # data/latte-fann-r10.
+# TRAIN_WORKLOADS replaces the training workloads (the fourth round adds fw, which the split left
+# out for its cost); a validation or test workload there is refused, so the held-out sets stay
+# held out. MACHINE=NAME labels on a variation of latte15 (the names below; default: latte15 as is)
+# and writes OUT/<split>/<workload>.NAME.csv (+ .NAME.run.csv), so a variation's labels never
+# mix with the base machine's under one name; the name fixes the --set keys it ran with.
+# The fourth round (docs/latte-cc.md, "Fourth round"):
+#   CONTINUE=rule EVERY_TRAIN=8 TRAIN_WORKLOADS=fw train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
+#   CONTINUE=rule EVERY_TRAIN=8 MACHINE=warps64 train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
+#   CONTINUE=rule EVERY_TRAIN=8 MACHINE=l1d8k train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
 set -eu
 CONTINUE=${CONTINUE:-hold}
 EVERY_TRAIN=${EVERY_TRAIN:-4}
@@ -26,9 +35,26 @@ WHICH=${2:-all}
 HORIZON=${3:-1}
 OUT=${4:-data/latte-fann}
 [ $# -gt 4 ] && shift 4 && ONLY="$*" || ONLY=
-TRAIN="kmeans color wordcount btree streamcluster nw backprop spmv"
+TRAIN=${TRAIN_WORKLOADS:-kmeans color wordcount btree streamcluster nw backprop spmv}
 VALID="bfs srad"
 TEST="gemm hotspot pathfinder ss"
+for w in $TRAIN; do
+    case " $VALID $TEST " in *" $w "*)
+        echo "latte_fann_collect.sh: '$w' is a validation or test workload, not a training one" >&2; exit 2 ;;
+    esac
+done
+MACHINE=${MACHINE:-}
+case $MACHINE in
+'') SETS= ;;
+# 64 resident warps per SM (latte15: 48), threads and registers raised so they do not cap them:
+# more warps in flight, more hits queued at the decompressors (docs/latte-cc.md, "Fourth round")
+# an 8 KB L1D (latte15: 16 KB; 16 sets x 4 ways): under LATTE-CC's rule its runs wait on the
+# decompressors far more often (the variation the fourth round kept)
+l1d8k) SETS="--set l1.size_bytes=8192" ;;
+warps64) SETS="--set core.warps_per_sm=64 --set core.threads_per_sm=2048 --set core.registers_per_sm=65536" ;;
+*) echo "latte_fann_collect.sh: unknown machine variation '$MACHINE'" >&2; exit 2 ;;
+esac
+SUFFIX=${MACHINE:+.$MACHINE}
 collect() { # split every workloads...
     split=$1
     every=$2
@@ -37,9 +63,10 @@ collect() { # split every workloads...
     for w in "$@"; do
         [ -z "$ONLY" ] || case " $ONLY " in *" $w "*) ;; *) continue ;; esac
         "$GPUEST" simulate --preset latte15 --workload "$w" --scale small --seed 1 --max-instructions 300000 \
-            --set technique.l1_compression=latte_cc --l1c-oracle "$OUT/$split/$w.csv" \
-            --l1c-every "$every" --l1c-horizon "$HORIZON" --l1c-continue "$CONTINUE" --csv "$OUT/$split/$w.run.csv" > /dev/null
-        echo "$split $w done"
+            --set technique.l1_compression=latte_cc $SETS --l1c-oracle "$OUT/$split/$w$SUFFIX.csv" \
+            --l1c-every "$every" --l1c-horizon "$HORIZON" --l1c-continue "$CONTINUE" \
+            --csv "$OUT/$split/$w$SUFFIX.run.csv" > /dev/null
+        echo "$split $w$SUFFIX done"
     done
 }
 case $WHICH in

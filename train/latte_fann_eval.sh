@@ -4,8 +4,12 @@
 #   train/latte_fann_eval.sh [path/to/gpuest] [data-dir] [train-dir] [out-csv]
 # data-dir (default data/latte-fann): the labels of the test and validation workloads and the
 # oracle runs; train-dir (default data-dir): the labels the network is trained and chosen on;
-# out-csv (default data/latte-fann-eval.csv). The third round (the shipped model):
+# out-csv (default data/latte-fann-eval.csv). The third round:
 #   train/latte_fann_eval.sh build-rel/gpuest data/latte-fann-r10 data/latte-fann-r10 data/latte-fann-eval-r10.csv
+# EXTRA_TRAIN=DIR adds DIR's label files to the training ones (validation and test unchanged).
+# The fourth round (the shipped model; fw and the machine variations in data/latte-fann-r4/train):
+#   EXTRA_TRAIN=data/latte-fann-r4/train train/latte_fann_eval.sh build-rel/gpuest data/latte-fann-r10 \
+#       data/latte-fann-r10 data/latte-fann-eval-r4.csv
 # 1. trains models/latte-fann.net (+ .scale.csv) on TRAIN/train, target kind (one-hot label,
 #    cost, or relative to the rule with its margin) and hidden size chosen on TRAIN/valid (seed 1);
 #    the test workloads are not read;
@@ -18,9 +22,10 @@ GPUEST=${1:-build-rel/gpuest}
 DATA=${2:-data/latte-fann}
 TRAIN=${3:-$DATA}
 out=${4:-data/latte-fann-eval.csv}
-list() { ls "$1"/*.csv | grep -v '\.run\.csv$' | paste -sd, -; }
-"$GPUEST" l1c-fann train --train "$(list "$TRAIN/train")" --valid "$(list "$TRAIN/valid")" --seed 1 --model-dir models
-"$GPUEST" l1c-fann eval --data "$(list "$DATA/test")" --model-dir models
+list() { ls "$@" | grep '\.csv$' | grep -v '\.run\.csv$' | paste -sd, -; }
+train_files=$(list "$TRAIN"/train/*.csv ${EXTRA_TRAIN:+"$EXTRA_TRAIN"/*.csv})
+"$GPUEST" l1c-fann train --train "$train_files" --valid "$(list "$TRAIN"/valid/*.csv)" --seed 1 --model-dir models
+"$GPUEST" l1c-fann eval --data "$(list "$DATA"/test/*.csv)" --model-dir models
 total_cycles() { [ -f "$1" ] && awk -F, 'NR > 1 && $3 == "total" { print $4 }' "$1" || echo 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
