@@ -382,6 +382,8 @@ typedef struct {
     int *hn;            /* nsm: wake-ups held */
     int hcap;
     double miss_lat;    /* core cycles: the last detailed unit's mean L1 miss latency (0: none yet) */
+    double ldst_occ;    /* with back-pressure (ff_backpressure_t): core cycles the LD/ST unit is taken per
+                         * line request in the last detailed unit (0: none yet) */
     /* Wake-ups of warps whose memory instruction waits for the busy LD/ST unit, kept beside the
      * heap in an unordered list (nsm x hcap; pn held, pmin the earliest): after each memory
      * instruction every other warp ready with one is placed again at the unit's free cycle, which
@@ -396,12 +398,34 @@ typedef struct {
     uint64_t *smask;    /* nsched x rw: the slots of each scheduler (slot % nsched), as a bit set */
 } ff_timing_t;
 
+/* The memory system's back-pressure in the timed schedule (gpuest_sample_opts_t.ff_backpressure).
+ * Without it, a memory instruction holds the LD/ST unit for one cycle a line and a miss waits the
+ * last unit's mean L1 miss latency: nothing limits how many requests the SMs have out, so in a
+ * memory-bound kernel every warp advances at the same latency-bound pace. Measured on
+ * gemm/fermi/default at the units' starts (docs/estimator.md, "Sampled simulation, fourth
+ * session"): fast-forward then moves the resident CTAs in lock step, whole waves of 90 CTAs
+ * starting and ending together (standard deviation of the CTAs' progress 50-300 instructions),
+ * where the detailed run has them staggered (about 1,000: GTO lets the oldest warps take the
+ * LD/ST unit whenever it frees, so young CTAs wait); the units after it saw an L2 hit rate of
+ * 0.95 against the exact units' 0.82 and a quarter of their DRAM reads. With back-pressure each
+ * line request holds the LD/ST unit for the unit's measured cycles per line request (one plus
+ * its stall cycles on full MSHRs or a full miss queue), so the SMs issue memory requests at the
+ * rate the memory system served them, and a load that misses waits a latency drawn from the
+ * unit's own miss latencies (the slowest of its missing lines), so warps drift apart as they do
+ * when their requests queue. The draws come from the sampler's seed (one stream of their own). */
+typedef struct {
+    gpuest_rng_t *rng; /* NULL: no back-pressure */
+    uint32_t *lat;     /* the last unit's L1 miss latencies (core cycles), nlat of them */
+    uint32_t nlat;
+} ff_backpressure_t;
+
 /* Fast-forward's state, kept from one fast-forward to the next. */
 typedef struct {
     int cold;          /* gpuest_sample_opts_t.cold */
     double ff_seconds; /* CPU time spent fast-forwarding */
     ff_pending_t pend; /* L2 fills in flight during fast-forward */
     ff_timing_t tm;    /* the timed schedule of fast-forward */
+    ff_backpressure_t bp;
 } ff_rates_t;
 
 static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
@@ -498,6 +522,18 @@ static int64_t vready_of(const ff_timing_t *t, size_t k, const gpuest_inst_t *in
     return r;
 }
 
+/* A load's miss latency under back-pressure: the slowest of `misses` draws from the last unit's
+ * L1 miss latencies (the load completes when its last line does). */
+static double bp_latency(ff_backpressure_t *bp, int misses)
+{
+    uint32_t m = 0;
+    for (int j = 0; j < misses; j++) {
+        uint32_t x = bp->lat[gpuest_rng_below(bp->rng, bp->nlat)];
+        m = x > m ? x : m;
+    }
+    return (double)m;
+}
+
 /* The virtual timing of instruction in, just fast-forwarded by warp k of SM i at virtual cycle now. */
 static void vissue(const sim_gpu_t *g, ff_rates_t *r, int i, size_t k, const vinst_t *in, int64_t now)
 {
@@ -505,8 +541,12 @@ static void vissue(const sim_gpu_t *g, ff_rates_t *r, int i, size_t k, const vin
     int64_t *v = &t->vreg[k * GPUEST_REG_COUNT], done;
     if (in->kind == GPUEST_INST_MEM) {
         int64_t lines = r->pend.lines > 0 ? r->pend.lines : 1;
+        if (r->bp.rng && t->ldst_occ > 1.0) /* the LD/ST unit's cycles a line, stalls included */
+            lines = (int64_t)((double)lines * t->ldst_occ + 0.5);
         t->ldst_free[i] = now + lines;
         double lat = r->pend.l1_misses > 0 && t->miss_lat > 0 ? t->miss_lat : (double)g->cfg->l1.hit_latency;
+        if (r->bp.rng && r->pend.l1_misses > 0 && r->bp.nlat > 0)
+            lat = bp_latency(&r->bp, r->pend.l1_misses);
         done = now + lines + (int64_t)lat;
         if (in->op == GPUEST_MEM_STORE) {
             t->vstore[k] = max_i64(t->vstore[k], done);
@@ -1089,6 +1129,38 @@ static gpuest_err trace_push(uint32_t **trace, size_t *cap, size_t *n, uint32_t 
     return GPUEST_OK;
 }
 
+/* How far apart the resident CTAs stand: the standard deviation, over the CTAs resident on every
+ * SM, of their live warps' mean instructions issued (0 with fewer than two). */
+static double cta_spread(const sim_gpu_t *g)
+{
+    double s1 = 0, s2 = 0;
+    int n = 0, C = g->cfg->core.ctas_per_sm, W = g->cfg->core.warps_per_sm;
+    for (int i = 0; i < g->nsm; i++)
+        for (int c = 0; c < C; c++) {
+            if (!g->sm[i].ctas[c].used)
+                continue;
+            double sum = 0;
+            int nw = 0;
+            for (int w = 0; w < W; w++) {
+                const sim_warp_t *x = &g->sm[i].warps[w];
+                if (x->state != WS_EMPTY && x->state != WS_DONE && x->cta_slot == c) {
+                    sum += (double)x->issued;
+                    nw++;
+                }
+            }
+            if (nw == 0)
+                continue;
+            double m = sum / nw;
+            s1 += m;
+            s2 += m * m;
+            n++;
+        }
+    if (n < 2)
+        return 0.0;
+    double mean = s1 / n, var = (s2 - n * mean * mean) / (n - 1);
+    return var > 0 ? sqrt(var) : 0.0;
+}
+
 /* Detailed warming and one measured unit of `insts` warp instructions starting at the kernel's
  * instruction `target` (its systematic position, fixed before the run reaches it).
  *
@@ -1123,6 +1195,8 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
     }
     size_t nwarm = n;
     u->warm_insts = a.v[SC_warp_insts] - w0;
+    u->cta_spread = cta_spread(g);
+    g->lat_pos = 0; /* the miss latencies of this unit only (ff_backpressure_t) */
     double inflight = 0;
     for (;;) { /* the unit: up to, not including, the cycle that issues instruction target + insts */
         b = g->ctr;
@@ -1157,6 +1231,17 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
     u->inflight = u->cycles ? inflight / (double)u->cycles : 0.0;
     if (u->miss_n > 0)
         r->tm.miss_lat = u->miss_sum / u->miss_n; /* the next fast-forward's load latency (ff_timing_t) */
+    if (r->bp.rng) { /* the next fast-forward's back-pressure (ff_backpressure_t) */
+        double lines = (double)(b.v[SC_l1_accesses] - a.v[SC_l1_accesses] + b.v[SC_write_reqs] - a.v[SC_write_reqs]);
+        double stalls = (double)(b.v[SC_l1_mshr_stalls] - a.v[SC_l1_mshr_stalls] + b.v[SC_l1_missq_stalls] -
+                                 a.v[SC_l1_missq_stalls]);
+        if (lines > 0)
+            r->tm.ldst_occ = 1.0 + stalls / lines;
+        if (g->lat_pos > 0) {
+            r->bp.nlat = (uint32_t)(g->lat_pos < g->lat_cap ? g->lat_pos : g->lat_cap);
+            memcpy(r->bp.lat, g->lat_ring, r->bp.nlat * sizeof *r->bp.lat);
+        }
+    }
     u->l1_accesses = b.v[SC_l1_accesses] - a.v[SC_l1_accesses];
     u->l1_hits = b.v[SC_l1_hits] - a.v[SC_l1_hits];
     u->l2_accesses = b.v[SC_l2_accesses] - a.v[SC_l2_accesses];
@@ -1320,6 +1405,33 @@ static gpuest_err sample_launches(sim_gpu_t *g, const gpuest_sample_opts_t *o, f
     return rc;
 }
 
+#define FF_LAT_RING (1u << 14) /* miss latencies kept of a unit: 16 Ki, the most recent when it has more */
+
+/* Back-pressure's state: its own generator stream (seeded from the sampler's seed, so the units'
+ * positions are the same with and without it) and the simulator's ring of miss latencies. */
+static gpuest_err bp_alloc(sim_gpu_t *g, ff_backpressure_t *bp, uint64_t seed)
+{
+    gpuest_rng_t *root = NULL;
+    if (gpuest_rng_create(seed, &root) != GPUEST_OK)
+        return GPUEST_ENOMEM;
+    gpuest_err rc = gpuest_rng_fork(root, 0xFF, &bp->rng);
+    gpuest_rng_destroy(root);
+    g->lat_cap = FF_LAT_RING;
+    g->lat_pos = 0;
+    g->lat_ring = calloc(FF_LAT_RING, sizeof *g->lat_ring);
+    bp->lat = calloc(FF_LAT_RING, sizeof *bp->lat);
+    return rc == GPUEST_OK && g->lat_ring && bp->lat ? GPUEST_OK : GPUEST_ENOMEM;
+}
+
+static void bp_free(sim_gpu_t *g, ff_backpressure_t *bp)
+{
+    gpuest_rng_destroy(bp->rng);
+    free(bp->lat);
+    free(g->lat_ring);
+    g->lat_ring = NULL;
+    memset(bp, 0, sizeof *bp);
+}
+
 static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest_sample_result_t *out,
                              gpuest_error_t *err)
 {
@@ -1329,11 +1441,17 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     if (total == 0)
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: the workload executes no instruction");
     GPUEST_TRY(sim_gpu_build(g, err));
-    ff_rates_t r = {o->cold, 0.0, {0, 0.0, NULL, 0, 0, 0}, {0}};
-    gpuest_err rc = ff_alloc(g, &r) == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
-                                                 : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
+    ff_rates_t r;
+    memset(&r, 0, sizeof r);
+    r.cold = o->cold;
+    gpuest_err rc = ff_alloc(g, &r);
+    if (rc == GPUEST_OK && o->ff_backpressure && !o->reference)
+        rc = bp_alloc(g, &r.bp, o->seed);
+    rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
+                         : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
     out->ff_seconds = r.ff_seconds;
     ff_free(&r);
+    bp_free(g, &r.bp);
     return rc;
 }
 

@@ -401,6 +401,11 @@ typedef struct {
     int reference;        /* 1: the gaps between units run in detail instead of fast-forward (same unit
                            * placement and boundaries): the per-unit truth the sampled units are checked
                            * against (tests, `gpuest sample --reference`) */
+    int ff_backpressure;  /* 1: fast-forward's timed schedule takes the memory system's back-pressure from
+                           * the last unit: each line request holds the LD/ST unit for the unit's measured
+                           * cycles per line (stalls on full MSHRs or miss queue included), and a load that
+                           * misses waits a latency drawn from the unit's own L1 miss latencies instead of
+                           * their mean (`gpuest sample --ff-backpressure`; docs/estimator.md) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
@@ -422,6 +427,8 @@ typedef struct {
      * reference mode's units at the same positions) */
     uint64_t l1_accesses, l1_hits, l2_accesses, l2_hits;
     uint64_t dram_reads, dram_writes, dram_row_hits;
+    double cta_spread;         /* at the unit's start: standard deviation, over the resident CTAs, of their
+                                * warps' mean instructions issued (how far apart the CTAs stand) */
 } gpuest_sample_unit_t;
 
 typedef struct {

@@ -519,6 +519,11 @@ struct sim_gpu_s {
     int functional; /* run control (sample.c): fast-forward, the L1I fills a missing line at once */
     gpuest_error_t *err; /* the run's error report */
     struct sim_probe_s *probe; /* remote-L1 probing (probe.c), NULL when no probing hook is set */
+    /* run control (sample.c): when lat_ring is set, each data read's L1 miss latency (core cycles,
+     * request to reply) goes into this ring of lat_cap entries at lat_pos (sm.c) */
+    uint32_t *lat_ring;
+    uint32_t lat_cap;
+    uint64_t lat_pos;
 };
 
 /* Time a decompressor of D (extra_core) cycles adds between a reply's ejection and its fill: D
