@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "study/study.h"
+#include "sample_script.h"
 
 #define TABLE_LINES 2048u /* 256 KB */
 #define CTAS 240u
@@ -37,13 +38,11 @@
 #define TABLE_BASE 0x10000000ull
 
 typedef struct {
-    int kernel, open;
+    sample_script_t base; /* first: the shared scaffolding's view of the context */
+    int kernel;
 } reuse_t;
 
-typedef struct {
-    uint32_t cta, warp, i, step;
-    int kernel;
-} reuse_warp_t;
+typedef sample_script_warp_t reuse_warp_t;
 
 static gpuest_err next_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_error_t *err)
 {
@@ -54,39 +53,18 @@ static gpuest_err next_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_e
         return GPUEST_OK;
     }
     s->kernel++;
-    memset(l, 0, sizeof *l);
-    snprintf(l->name, sizeof l->name, "reuse%d", s->kernel);
-    l->index = (uint32_t)s->kernel;
-    l->grid[0] = l->num_ctas = CTAS;
-    l->grid[1] = l->grid[2] = 1;
-    l->block[0] = l->threads_per_cta = WARPS * 32;
-    l->block[1] = l->block[2] = 1;
-    l->warps_per_cta = WARPS;
-    l->regs_per_thread = 16;
-    l->regs_per_cta = 16 * WARPS * 32;
+    char name[32];
+    snprintf(name, sizeof name, "reuse%d", s->kernel);
+    sample_script_launch(l, name, (uint32_t)s->kernel, CTAS, WARPS);
     *done = 0;
     return GPUEST_OK;
 }
 
-static gpuest_err end_launch(void *ctx, gpuest_error_t *err)
-{
-    reuse_t *s = ctx;
-    if (s->open)
-        return gpuest_fail(err, GPUEST_EINVAL, "end_launch with %d warps open", s->open);
-    return GPUEST_OK;
-}
-
+/* The shared warp record, tagged with the launch it belongs to (the two kernels read apart). */
 static gpuest_err warp_open(void *ctx, uint32_t cta, uint32_t warp, void **out, gpuest_error_t *err)
 {
-    reuse_t *s = ctx;
-    reuse_warp_t *w = calloc(1, sizeof *w);
-    if (!w)
-        return gpuest_fail(err, GPUEST_ENOMEM, "reuse warp");
-    w->cta = cta;
-    w->warp = warp;
-    w->kernel = s->kernel;
-    s->open++;
-    *out = w;
+    GPUEST_TRY(sample_script_warp_open(ctx, cta, warp, out, err));
+    ((reuse_warp_t *)*out)->kernel = ((const reuse_t *)ctx)->kernel;
     return GPUEST_OK;
 }
 
@@ -126,24 +104,12 @@ static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_err
     return GPUEST_OK;
 }
 
-static void warp_close(void *ctx, void *warp)
-{
-    reuse_t *s = ctx;
-    s->open--;
-    free(warp);
-}
-
 static void reuse_source(gpuest_sim_source_t *src, reuse_t *s)
 {
+    memset(s, 0, sizeof *s);
     s->kernel = -1;
-    s->open = 0;
-    memset(src, 0, sizeof *src);
-    src->ctx = s;
-    src->next_launch = next_launch;
-    src->end_launch = end_launch;
+    sample_script_source(src, s, next_launch, warp_next);
     src->warp_open = warp_open;
-    src->warp_next = warp_next;
-    src->warp_close = warp_close;
 }
 
 static void sample(const gpuest_sample_opts_t *o, gpuest_sample_result_t *r)

@@ -25,18 +25,18 @@
 #include <cmocka.h>
 
 #include "study/study.h"
+#include "sample_script.h"
 
 #define WARPS 8u
 #define LOAD_BASE 0x40000000ull
 
 typedef struct {
+    sample_script_t base; /* first: the shared scaffolding's view of the context */
     uint32_t ctas, iters;
-    int launched, open;
+    int launched;
 } script_t;
 
-typedef struct {
-    uint32_t cta, warp, step;
-} script_warp_t;
+typedef sample_script_warp_t script_warp_t;
 
 static gpuest_err next_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_error_t *err)
 {
@@ -47,37 +47,8 @@ static gpuest_err next_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_e
         return GPUEST_OK;
     }
     s->launched++;
-    memset(l, 0, sizeof *l);
-    snprintf(l->name, sizeof l->name, "stream_use");
-    l->grid[0] = l->num_ctas = s->ctas;
-    l->grid[1] = l->grid[2] = 1;
-    l->block[0] = l->threads_per_cta = WARPS * 32;
-    l->block[1] = l->block[2] = 1;
-    l->warps_per_cta = WARPS;
-    l->regs_per_thread = 16;
-    l->regs_per_cta = 16 * WARPS * 32;
+    sample_script_launch(l, "stream_use", 0, s->ctas, WARPS);
     *done = 0;
-    return GPUEST_OK;
-}
-
-static gpuest_err end_launch(void *ctx, gpuest_error_t *err)
-{
-    script_t *s = ctx;
-    if (s->open)
-        return gpuest_fail(err, GPUEST_EINVAL, "end_launch with %d warps open", s->open);
-    return GPUEST_OK;
-}
-
-static gpuest_err warp_open(void *ctx, uint32_t cta, uint32_t warp, void **out, gpuest_error_t *err)
-{
-    script_t *s = ctx;
-    script_warp_t *w = calloc(1, sizeof *w);
-    if (!w)
-        return gpuest_fail(err, GPUEST_ENOMEM, "script warp");
-    w->cta = cta;
-    w->warp = warp;
-    s->open++;
-    *out = w;
     return GPUEST_OK;
 }
 
@@ -114,25 +85,12 @@ static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_err
     return GPUEST_OK;
 }
 
-static void warp_close(void *ctx, void *warp)
-{
-    script_t *s = ctx;
-    s->open--;
-    free(warp);
-}
-
 static void script_source(gpuest_sim_source_t *src, script_t *s, uint32_t ctas, uint32_t iters)
 {
     memset(s, 0, sizeof *s);
     s->ctas = ctas;
     s->iters = iters;
-    memset(src, 0, sizeof *src);
-    src->ctx = s;
-    src->next_launch = next_launch;
-    src->end_launch = end_launch;
-    src->warp_open = warp_open;
-    src->warp_next = warp_next;
-    src->warp_close = warp_close;
+    sample_script_source(src, s, next_launch, warp_next);
 }
 
 #define CTAS 450u

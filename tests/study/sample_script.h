@@ -1,0 +1,85 @@
+/* sample_script.h: the scaffolding of the scripted kernels of the sampled-simulation tests
+ * (test_sample_ff.c, test_sample_bias.c, test_sample_bp.c): a launch of `ctas` CTAs of `warps`
+ * warps, a count of the warps open (a launch that ends with warps open is an error of the
+ * simulator's source protocol), and one heap record per warp. Each test keeps its own instruction
+ * generator (warp_next), its own launches and its own context struct, whose first member is a
+ * sample_script_t. */
+#ifndef GPUEST_TEST_SAMPLE_SCRIPT_H
+#define GPUEST_TEST_SAMPLE_SCRIPT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+typedef struct {
+    int open; /* warps opened and not yet closed */
+} sample_script_t;
+
+/* One warp's record; a test that needs more keeps it in `step`/`i`/`kernel`. */
+typedef struct {
+    uint32_t cta, warp, step, i;
+    int kernel;
+} sample_script_warp_t;
+
+static inline void sample_script_launch(gpuest_launch_t *l, const char *name, uint32_t index, uint32_t ctas,
+                                        uint32_t warps)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "%s", name);
+    l->index = index;
+    l->grid[0] = l->num_ctas = ctas;
+    l->grid[1] = l->grid[2] = 1;
+    l->block[0] = l->threads_per_cta = warps * 32;
+    l->block[1] = l->block[2] = 1;
+    l->warps_per_cta = warps;
+    l->regs_per_thread = 16;
+    l->regs_per_cta = 16 * warps * 32;
+}
+
+static inline gpuest_err sample_script_end_launch(void *ctx, gpuest_error_t *err)
+{
+    const sample_script_t *s = ctx;
+    if (s->open)
+        return gpuest_fail(err, GPUEST_EINVAL, "end_launch with %d warps open", s->open);
+    return GPUEST_OK;
+}
+
+static inline gpuest_err sample_script_warp_open(void *ctx, uint32_t cta, uint32_t warp, void **out,
+                                                 gpuest_error_t *err)
+{
+    sample_script_t *s = ctx;
+    sample_script_warp_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return gpuest_fail(err, GPUEST_ENOMEM, "script warp");
+    w->cta = cta;
+    w->warp = warp;
+    s->open++;
+    *out = w;
+    return GPUEST_OK;
+}
+
+static inline void sample_script_warp_close(void *ctx, void *warp)
+{
+    sample_script_t *s = ctx;
+    s->open--;
+    free(warp);
+}
+
+/* A source over ctx (whose first member is a sample_script_t) with the test's own launches and
+ * instruction generator. */
+static inline void sample_script_source(gpuest_sim_source_t *src, void *ctx,
+                                        gpuest_err (*next_launch)(void *, gpuest_launch_t *, int *, gpuest_error_t *),
+                                        gpuest_err (*warp_next)(void *, void *, gpuest_inst_t *, gpuest_error_t *))
+{
+    memset(src, 0, sizeof *src);
+    src->ctx = ctx;
+    src->next_launch = next_launch;
+    src->end_launch = sample_script_end_launch;
+    src->warp_open = sample_script_warp_open;
+    src->warp_next = warp_next;
+    src->warp_close = sample_script_warp_close;
+}
+
+#endif
