@@ -113,7 +113,7 @@ static int solve_outputs(gpuest_model_noc_t *m, double scale, const gpuest_model
                 double lam = e->lam * scale;
                 if (lam <= 0.0)
                     continue;
-                double ser = m->len[e->c] * hop_stretch(e, scale, pp->conflict) / m->width;
+                double ser = m->len[e->c] * hop_stretch(e, scale, pp->conflict);
                 /* A packet holds one of the vcs output VCs for its flits, the VC turnaround
                  * and any downstream blocking; the link itself only for its flits. With one
                  * VC the two coincide; with several, other VCs use the link meanwhile. */
@@ -153,7 +153,7 @@ static int solve_inputs(gpuest_model_noc_t *m, double scale, const gpuest_model_
             if (l <= 0.0)
                 continue;
             double wo = m->w_out[((size_t)m->plane[e->c] * m->routers + r) * m->ports + e->o];
-            double svc = ovh + m->len[e->c] * hop_stretch(e, scale, pp->conflict) / m->width + wo;
+            double svc = ovh + m->len[e->c] * hop_stretch(e, scale, pp->conflict) + wo;
             lam += l;
             s1 += l * svc;
             s2 += l * svc * svc;
@@ -272,12 +272,11 @@ static double inject_service(const gpuest_model_noc_t *m, int n, int c, double s
     size_t j = ((size_t)m->part[c] * m->routers + r) * m->ports + i;
     double s = 1.0 + conflict * scale * m->istr[((size_t)m->plane[c] * m->routers + r) * m->ports + i];
     /* one packet at a time, flit by flit on credits: a VC buffer shorter than the credit loop
-     * stalls the packet (noc_credit.c; one-flit-wide channels) */
-    double stall = 0.0;
-    if (m->width == 1)
-        stall = gpuest_model_credit_send_time(m->len[c], m->noc.buffer_flits, gpuest_model_inject_credit_rtt(&m->noc)) -
-                m->len[c];
-    return m->len[c] * s / m->width + stall + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
+     * stalls the packet (noc_credit.c; in switch cycles, where every channel is one flit wide) */
+    double stall =
+        gpuest_model_credit_send_time(m->len[c], m->noc.buffer_flits, gpuest_model_inject_credit_rtt(&m->noc)) -
+        m->len[c];
+    return m->len[c] * s + stall + blocking_share(m, c) * (m->w_vc[j] + m->w_down[j]);
 }
 
 /* NI source queues (discrete-time Geo/G/1: W = lambda E[S(S-1)] / (2 (1 - rho))) and the MC
@@ -355,9 +354,11 @@ static void reset_state(gpuest_model_noc_t *m)
     memset(m->w_src, 0, n * m->planes * sizeof(double));
 }
 
-/* Per-class latency components from the converged waits. */
+/* Per-class latency components from the converged waits (solved in switch cycles, reported in
+ * interconnect cycles: divided by m->clock); scale is per interconnect cycle. */
 static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *out, double scale)
 {
+    double clk = m->clock;
     double tot = 0.0, lat = 0.0, net = 0.0;
     for (int c = 0; c < m->ncls; c++) {
         gpuest_model_class_result_t *cr = &out->cls[c];
@@ -367,9 +368,8 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
         if (p <= 0.0)
             continue;
         cr->avg_hops = m->cls_hops[c] / p;
-        int w = (int)m->width;
-        cr->zero_load = m->cls_t0[c] / p;
-        cr->serialization = (double)((m->len[c] + w - 1) / w - 1);
+        cr->zero_load = m->cls_t0[c] / p; /* already in interconnect cycles */
+        cr->serialization = (double)(m->len[c] - 1) / clk;
         if (out->saturated)
             continue;
         double hw = 0.0, sq = 0.0, mq = 0.0, rq = 0.0;
@@ -390,13 +390,13 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
             if (m->is_request[c] && m->mc[n])
                 rq += la * m->w_bp[n];
         }
-        cr->hop_wait = hw / p;
-        cr->source_queue = sq / p;
-        cr->mc_queue = (mq + rq) / p;
+        cr->hop_wait = hw / p / clk;
+        cr->source_queue = sq / p / clk;
+        cr->mc_queue = (mq + rq) / p / clk;
         /* Request refusals happen inside the network (before the tail is accepted); the reply
          * queue wait happens before injection, like the source queue. */
-        cr->avg_network_latency = cr->zero_load + cr->serialization + cr->hop_wait + rq / p;
-        cr->avg_latency = cr->avg_network_latency + cr->source_queue + mq / p;
+        cr->avg_network_latency = cr->zero_load + cr->serialization + cr->hop_wait + rq / p / clk;
+        cr->avg_latency = cr->avg_network_latency + cr->source_queue + mq / p / clk;
         tot += p;
         lat += p * cr->avg_latency;
         net += p * cr->avg_network_latency;
@@ -460,6 +460,9 @@ static gpuest_err eval_from(gpuest_model_noc_t *m, double scale, const gpuest_mo
     out->bottleneck_port = -1;
     if (!(scale >= 0.0) || !isfinite(scale))
         return gpuest_fail(err, GPUEST_ERANGE, "NoC model: rate scale must be finite and >= 0 (got %g)", scale);
+    /* the rate per switch cycle: a crossbar port of w flits is a one-flit port clocked w times
+     * per interconnect cycle (m->clock); utilisations are then shares of a port's capacity */
+    double sw = scale / m->clock;
     int from_keep = warm && warm_usable(m, scale, params);
     if (from_keep)
         state_copy(m, 0);
@@ -481,9 +484,9 @@ static gpuest_err eval_from(gpuest_model_noc_t *m, double scale, const gpuest_mo
         probe.max_util = 0.0;
         probe.mc_full_prob = 0.0;
         probe.mc_inject_util = 0.0;
-        sat = solve_outputs(m, scale, params, (double)m->vcs_part, &probe, &delta) ||
-              solve_inputs(m, scale, params, &probe, &delta) ||
-              solve_endpoints(m, scale, params->conflict, &probe, &delta, &stall, &mcs);
+        sat = solve_outputs(m, sw, params, (double)m->vcs_part, &probe, &delta) ||
+              solve_inputs(m, sw, params, &probe, &delta) ||
+              solve_endpoints(m, sw, params->conflict, &probe, &delta, &stall, &mcs);
         *out = probe;
         out->iterations = it;
         if (delta <= params->tol) {

@@ -30,7 +30,11 @@ struct gpuest_model_noc_s {
     int plane[GPUEST_MODEL_MAX_CLASSES]; /* physical network of each class */
     int is_request[GPUEST_MODEL_MAX_CLASSES];
     int vcs_part;              /* VCs per partition at a port */
-    double width;              /* flits per cycle of a port */
+    /* switch cycles per interconnect cycle: a crossbar with xbar_port_flits = w runs its whole
+     * network (NIs, switch pipeline, credits) w times per interconnect cycle (noc/network.c,
+     * gpuest_noc_step), so the model solves a one-flit-per-cycle network at the rate per switch
+     * cycle and reports times in interconnect cycles (eval.c, eval_from); 1 on a mesh */
+    double clock;
     int mc_slots, ni_slots;    /* MC reply queue and NI queue capacities (packets) */
     /* loads at scale 1 */
     double *pk;        /* packets/cycle, [((r * P + i) * P + o) * C + c] */

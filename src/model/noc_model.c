@@ -47,13 +47,15 @@ static int port_width(const gpuest_noc_cfg_t *noc)
 
 /* Zero-load latency: every router on the path (hops + 1 of them) costs its pipeline, every
  * router-to-router link its latency; the NI adds one cycle to reach the injection channel plus
- * the injection and ejection channel latencies; the tail follows the head by ceil(L/w) - 1
- * cycles. With BookSim's defaults (4-stage router, 1-cycle links) this is 7 + 5 D + (L - 1). */
+ * the injection and ejection channel latencies; the tail follows the head by L - 1 cycles. With
+ * BookSim's defaults (4-stage router, 1-cycle links) this is 7 + 5 D + (L - 1). Those are switch
+ * cycles: a crossbar with w flits per port runs w of them per interconnect cycle (pipeline and
+ * serialization alike), so the result, in interconnect cycles, is divided by w. */
 double gpuest_model_zero_load(const gpuest_noc_cfg_t *noc, int hops, int flits)
 {
     int tl = link_delay(noc), w = port_width(noc);
-    int ser = (flits + w - 1) / w - 1;
-    return (double)(hops + 1) * router_delay(noc) + (double)hops * tl + (1.0 + tl) + tl + ser;
+    int ser = flits - 1;
+    return ((double)(hops + 1) * router_delay(noc) + (double)hops * tl + (1.0 + tl) + tl + ser) / w;
 }
 
 void gpuest_model_noc_destroy(gpuest_model_noc_t *m)
@@ -258,7 +260,7 @@ gpuest_err gpuest_model_noc_create(const gpuest_config_t *cfg, const gpuest_mode
                                t->routing[c]);
         }
     }
-    m->width = port_width(noc);
+    m->clock = port_width(noc);
     m->mc_slots = cfg->mc.reply_queue > 0 ? cfg->mc.reply_queue : 8;
     m->ni_slots = noc->inject_queue > 0 ? noc->inject_queue : 8;
     /* Classes answered by another class are requests; their answers are replies. Requests and
