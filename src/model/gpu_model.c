@@ -581,6 +581,16 @@ static void l1_fewer_misses(gpuest_model_workload_t *w, double s)
 
 double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m) { return m->cfg.l1.hit_latency; }
 
+double gpuest_gpu_model_hit_rate(const gpuest_gpu_model_t *m, const gpuest_model_workload_t *w, double s,
+                                 const gpuest_gpu_estimate_t *est)
+{
+    gpuest_model_workload_t x = *w;
+    if (s > 0)
+        l1_fewer_misses(&x, s);
+    int sms = m->cfg.core.num_sms > 0 ? m->cfg.core.num_sms : 1;
+    return x.insts_per_request > 0 ? est->warp_ipc / sms * x.hits_per_request / x.insts_per_request : 0.0;
+}
+
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err)
@@ -591,6 +601,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         return gpuest_model_l1c_solve(m, w, t, p, out, err);
     if (t && t->l1_merge_windows > 0) /* a WarpPool: its occupancy, then its merging */
         return gpuest_model_warppool_solve(m, w, t, p, out, err);
+    if (t && t->l1_dq_latency > 0) /* a compressed L1's decompression queue: its wait to a fixed point */
+        return gpuest_model_l1c_queue_solve(m, w, t, p, out, err);
     /* Compressed L1 (t->l1_miss_scale, t->l1_hit_extra_latency): a lower read miss rate and a
      * longer hit; the token model's latency tolerance (eq. 4) then hides what it can of the hit. */
     gpuest_model_workload_t wl1;

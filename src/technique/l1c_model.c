@@ -174,6 +174,9 @@ typedef struct {
     /* Adaptive-CMP's events: compressed-L1 hits the plain L1 misses (a miss compression avoided),
      * and hits on compressed lines the plain L1 also hits (decompression paid for nothing) */
     uint64_t avoided, paid_hits;
+    /* the decompression queue's batches: compressed hits of the current warp instruction (its lines
+     * come in a row), and the sum over instructions of k (k - 1) / 2 (hits each finds ahead of it) */
+    uint64_t inst_comp_hits, comp_hits_ahead;
     /* effective capacity, sampled on one SM's two L1s every EP (256 of its reads) */
     double cap_plain, cap_comp;
     uint64_t cap_samples;
@@ -213,6 +216,7 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     if (tech_l1cm_access(w->comp, sm, line, bytes, &hc)) {
         w->hits_comp++;
         w->hits_on_compressed += hc != 0;
+        w->inst_comp_hits += hc != 0;
         w->avoided += !plain_hit;
         w->paid_hits += plain_hit && hc;
     } else {
@@ -230,11 +234,19 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     return GPUEST_OK;
 }
 
+/* A warp instruction's compressed hits are done: each found those before it in the queue. */
+static void end_instruction(l1cm_walk_t *w)
+{
+    w->comp_hits_ahead += w->inst_comp_hits * (w->inst_comp_hits - (w->inst_comp_hits > 0)) / 2;
+    w->inst_comp_hits = 0;
+}
+
 static gpuest_err on_launch(void *ctx, const gpuest_charact_t *s, gpuest_error_t *err)
 {
     (void)s;
     (void)err;
     l1cm_walk_t *w = ctx;
+    end_instruction(w);
     tech_l1cm_flush(w->plain); /* the walk's L1s start empty at each launch */
     tech_l1cm_flush(w->comp);
     return GPUEST_OK;
@@ -289,6 +301,7 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
 /* The per-mode figures of one walk (a compressed L1 in `mode` beside the plain one). */
 typedef struct {
     double miss_scale, hit_extra, avoided, paid, capacity, capacity_plain;
+    double dq_latency, dq_share, dq_ahead; /* the decompression queue's inputs (model.h) */
 } l1cm_mode_t;
 
 /* Several modes in one walk (the walk consumes the workload's launches): one plain and one
@@ -305,6 +318,18 @@ static gpuest_err on_access_all(void *ctx, const gpuest_memimg_t *img, int sm, u
     l1cm_walks_t *m = ctx;
     for (int i = 0; i < m->n; i++)
         GPUEST_TRY(on_access(&m->w[i], img, sm, line, is_load, err));
+    return GPUEST_OK;
+}
+
+static gpuest_err on_inst_all(void *ctx, int sm, int is_load, int lines, gpuest_error_t *err)
+{
+    (void)sm;
+    (void)is_load;
+    (void)lines;
+    (void)err;
+    l1cm_walks_t *m = ctx;
+    for (int i = 0; i < m->n; i++)
+        end_instruction(&m->w[i]);
     return GPUEST_OK;
 }
 
@@ -327,6 +352,9 @@ static void mode_result(const l1cm_walk_t *w, l1cm_mode_t *out)
     out->paid = decomp_cycles[mode] * (double)w->paid_hits / (double)w->reads;
     out->capacity = w->cap_samples ? w->cap_comp / (double)w->cap_samples : 1.0;
     out->capacity_plain = w->cap_samples ? w->cap_plain / (double)w->cap_samples : 1.0;
+    out->dq_latency = decomp_cycles[mode];
+    out->dq_share = w->hits_comp ? (double)w->hits_on_compressed / (double)w->hits_comp : 0.0;
+    out->dq_ahead = w->hits_on_compressed ? (double)w->comp_hits_ahead / (double)w->hits_on_compressed : 0.0;
 }
 
 static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes, int n, l1cm_mode_t *out,
@@ -340,6 +368,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
     m.n = n < L1CM_MAX_WALKS ? n : L1CM_MAX_WALKS;
     o.access_cb = on_access_all;
     o.access_ctx = &m;
+    o.inst_cb = on_inst_all;
     gpuest_err rc = GPUEST_OK;
     for (int i = 0; i < m.n && rc == GPUEST_OK; i++) {
         m.w[i].mode = modes[i];
@@ -352,6 +381,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
                          "technique.l1_compression: no read of the workload misses the plain L1, so there is no "
                          "miss rate for compression to lower");
     for (int i = 0; i < m.n; i++) {
+        end_instruction(&m.w[i]);
         if (rc == GPUEST_OK)
             mode_result(&m.w[i], &out[i]);
         walk_free(&m.w[i]);
@@ -451,6 +481,9 @@ static gpuest_err static_transform(const gpuest_technique_env_t *env, int mode, 
     GPUEST_TRY(walk_modes(env, &mode, 1, &r, err));
     out->l1_miss_scale = r.miss_scale;
     out->l1_hit_extra_latency = r.hit_extra;
+    out->l1_dq_latency = r.dq_latency;
+    out->l1_dq_share = r.dq_share;
+    out->l1_dq_ahead = r.dq_ahead;
     return GPUEST_OK;
 }
 
@@ -482,6 +515,9 @@ static gpuest_err adaptive_transform(const gpuest_technique_env_t *env, int poli
         out->l1c_avoided[i] = r[i - 1].avoided;
         out->l1c_paid[i] = r[i - 1].paid;
         out->l1c_capacity[i] = r[i - 1].capacity;
+        out->l1c_dq_latency[i] = r[i - 1].dq_latency;
+        out->l1c_dq_share[i] = r[i - 1].dq_share;
+        out->l1c_dq_ahead[i] = r[i - 1].dq_ahead;
     }
     return GPUEST_OK;
 }
