@@ -581,14 +581,17 @@ static void l1_fewer_misses(gpuest_model_workload_t *w, double s)
 
 double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m) { return m->cfg.l1.hit_latency; }
 
-double gpuest_gpu_model_hit_rate(const gpuest_gpu_model_t *m, const gpuest_model_workload_t *w, double s,
-                                 const gpuest_gpu_estimate_t *est)
+void gpuest_gpu_model_l1_rates(const gpuest_gpu_model_t *m, const gpuest_model_workload_t *w, double s,
+                               const gpuest_gpu_estimate_t *est, double *hits, double *reads)
 {
     gpuest_model_workload_t x = *w;
     if (s > 0)
         l1_fewer_misses(&x, s);
     int sms = m->cfg.core.num_sms > 0 ? m->cfg.core.num_sms : 1;
-    return x.insts_per_request > 0 ? est->warp_ipc / sms * x.hits_per_request / x.insts_per_request : 0.0;
+    double per_req = x.insts_per_request > 0 ? est->warp_ipc / sms / x.insts_per_request : 0.0;
+    double wf = x.write_fraction < 0 ? 0 : (x.write_fraction > 0.95 ? 0.95 : x.write_fraction);
+    *hits = per_req * x.hits_per_request;
+    *reads = per_req * (x.hits_per_request + (1.0 - wf)); /* hits and read misses */
 }
 
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,

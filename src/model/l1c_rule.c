@@ -139,6 +139,7 @@ gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         ti.l1_dq_latency = t->l1c_dq_latency[i]; /* the candidate's decompression queue (l1c_queue.c) */
         ti.l1_dq_share = t->l1c_dq_share[i];
         ti.l1_dq_ahead = t->l1c_dq_ahead[i];
+        memcpy(ti.l1_dq_wait_at, t->l1c_dq_wait_at[i], sizeof ti.l1_dq_wait_at);
         GPUEST_TRY(gpuest_gpu_model_solve(m, w, &ti, p, &est[i], err));
     }
     double hit_latency = gpuest_gpu_model_hit_latency(m);

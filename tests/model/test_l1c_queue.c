@@ -19,7 +19,8 @@ static void close_rel(double got, double want, double rel, const char *what)
 /* W = lat (1 + ahead) / (1 - rate x lat), at most 256 lat:
  * an empty queue: SC 14 cycles; rho = 14/28 = 1/2 with no batch: 28 (L = 1/28 x 28 = 1 line found,
  * 14 x 2); BDI lat 2, rate 1/4 (rho 1/2), 1.5 hits of its instruction ahead: 2 x 2.5 / 0.5 = 10;
- * BPC 11 at rho = 11/11 = 1: the full queue's 256 x 11 = 2816; a batch of 300 ahead: also the cap;
+ * BPC 11 at rho = 11/11 = 1: the full queue's 257 x 11 = 2827 (256 lines found); a batch of 300
+ * ahead: also the cap;
  * no decompressor (lat 0): 0. Fails on eq. 3 off by one (lat x p), the own instruction's hits left
  * out, a wait without Little's law (rho not in the denominator), or no cap at the queue's 256 lines. */
 static void queue_wait_by_hand(void **state)
@@ -28,8 +29,8 @@ static void queue_wait_by_hand(void **state)
     close_rel(gpuest_model_dq_wait(14.0, 0.0, 0.0), 14.0, 1e-15, "empty SC queue");
     close_rel(gpuest_model_dq_wait(14.0, 1.0 / 28.0, 0.0), 28.0, 1e-12, "SC at rho 1/2");
     close_rel(gpuest_model_dq_wait(2.0, 0.25, 1.5), 10.0, 1e-12, "BDI at rho 1/2, 1.5 ahead");
-    close_rel(gpuest_model_dq_wait(11.0, 1.0 / 11.0, 0.0), 2816.0, 1e-15, "BPC saturated");
-    close_rel(gpuest_model_dq_wait(11.0, 0.01, 300.0), 2816.0, 1e-15, "a batch past the queue");
+    close_rel(gpuest_model_dq_wait(11.0, 1.0 / 11.0, 0.0), 2827.0, 1e-15, "BPC saturated");
+    close_rel(gpuest_model_dq_wait(11.0, 0.01, 300.0), 2827.0, 1e-15, "a batch past the queue");
     assert_true(gpuest_model_dq_wait(0.0, 0.5, 2.0) == 0.0);
 }
 
@@ -86,7 +87,7 @@ static void solve_sits_at_the_queue_fixed_point(void **state)
     assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &got, &err), GPUEST_OK);
     double rate = got.warp_ipc / 15.0 / 8.0;
     close_rel(got.l1_dq_rate, rate, 1e-12, "compressed hits per cycle per SM");
-    assert_true(got.l1_dq_wait > 56.0 * (1.0 + 1e-3) && got.l1_dq_wait < 14.0 * 256);
+    assert_true(got.l1_dq_wait > 56.0 * (1.0 + 1e-3) && got.l1_dq_wait < 14.0 * 257);
     close_rel(got.l1_dq_wait, 56.0 / (1.0 - rate * 14.0), 1e-6, "eq. 3's wait at the solve's own rate");
     gpuest_model_transform_identity(&st);
     st.l1_hit_extra_latency = got.l1_dq_wait;
@@ -137,12 +138,54 @@ static void adaptive_candidate_keeps_its_queue(void **state)
     gpuest_gpu_model_destroy(m);
 }
 
+/* The replayed queue's waits at spacings 1, 2, 4, ...: 80, 40, 20, 10, then 5. At 1: 80; below 1
+ * (the LD/ST unit's limit): 80; at 2^1.5 (halfway in log2): 30; past 128: 5. Fails on linear
+ * interpolation in the spacing (2^1.5 = 2.83 would give 33.4) or no clamping at the grid's ends. */
+static void replayed_wait_by_hand(void **state)
+{
+    (void)state;
+    double at[GPUEST_MODEL_DQ_SPACINGS] = {80, 40, 20, 10, 5, 5, 5, 5};
+    close_rel(gpuest_model_dq_wait_replayed(at, 1.0), 80.0, 1e-15, "spacing 1");
+    close_rel(gpuest_model_dq_wait_replayed(at, 0.5), 80.0, 1e-15, "spacing 1/2");
+    close_rel(gpuest_model_dq_wait_replayed(at, pow(2.0, 1.5)), 30.0, 1e-12, "spacing 2^1.5");
+    close_rel(gpuest_model_dq_wait_replayed(at, 1000.0), 5.0, 1e-15, "spacing 1000");
+}
+
+/* With the replayed waits the solve sits where the replay's wait at the model's own spacing (1 /
+ * read line requests per core cycle per SM: per request 1 hit and 1 read miss, 8 warp instructions,
+ * so 2 x warp IPC / 15 / 8) equals the wait charged. Fails when the spacing is taken from the hits
+ * alone or from another throughput, or the formula is used although the replay is there. */
+static void solve_reads_the_replay_at_its_spacing(void **state)
+{
+    (void)state;
+    gpuest_gpu_model_t *m = model();
+    gpuest_gpu_params_t p = {1.0, 0.8, 1.0};
+    gpuest_model_workload_t w;
+    sb_workload(&w);
+    gpuest_error_t err;
+    gpuest_model_transform_t t;
+    gpuest_model_transform_identity(&t);
+    t.l1_dq_latency = 14.0;
+    t.l1_dq_share = 1.0;
+    double at[GPUEST_MODEL_DQ_SPACINGS] = {400, 200, 100, 50, 25, 14, 14, 14};
+    for (int j = 0; j < GPUEST_MODEL_DQ_SPACINGS; j++)
+        t.l1_dq_wait_at[j] = at[j];
+    gpuest_gpu_estimate_t got;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, &t, &p, &got, &err), GPUEST_OK);
+    double spacing = 1.0 / (2.0 * got.warp_ipc / 15.0 / 8.0);
+    close_rel(got.l1_dq_wait, gpuest_model_dq_wait_replayed(at, spacing), 1e-6, "replayed wait at the spacing");
+    assert_true(got.l1_dq_wait > 14.0 && got.l1_dq_wait < 400.0); /* an interior fixed point */
+    gpuest_gpu_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(queue_wait_by_hand),
         cmocka_unit_test(solve_sits_at_the_queue_fixed_point),
         cmocka_unit_test(adaptive_candidate_keeps_its_queue),
+        cmocka_unit_test(replayed_wait_by_hand),
+        cmocka_unit_test(solve_reads_the_replay_at_its_spacing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
