@@ -120,6 +120,10 @@ int cli_cmd_estimate(int argc, char **argv)
         if (use && use->l1_miss_scale > 0)
             printf("technique transform: L1 read miss rate x %.4f, L1 hit +%.2f core cycles (compressed L1)\n",
                    use->l1_miss_scale, use->l1_hit_extra_latency);
+        if (use && est.raw.l1_dq_wait > 0)
+            printf("technique transform: decompression queue (eq. 3), %.3f compressed hits per core cycle per SM, "
+                   "%.2f core cycles per compressed hit at the model's throughput\n",
+                   est.raw.l1_dq_rate, est.raw.l1_dq_wait);
         if (use && use->l1c_rule != GPUEST_MODEL_L1C_STATIC) {
             static const char *const mode_names[] = {"none", "bdi", "sc", "bpc"};
             printf("technique transform: adaptive compressed L1, candidates");

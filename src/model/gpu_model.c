@@ -581,6 +581,19 @@ static void l1_fewer_misses(gpuest_model_workload_t *w, double s)
 
 double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m) { return m->cfg.l1.hit_latency; }
 
+void gpuest_gpu_model_l1_rates(const gpuest_gpu_model_t *m, const gpuest_model_workload_t *w, double s,
+                               const gpuest_gpu_estimate_t *est, double *hits, double *reads)
+{
+    gpuest_model_workload_t x = *w;
+    if (s > 0)
+        l1_fewer_misses(&x, s);
+    int sms = m->cfg.core.num_sms > 0 ? m->cfg.core.num_sms : 1;
+    double per_req = x.insts_per_request > 0 ? est->warp_ipc / sms / x.insts_per_request : 0.0;
+    double wf = x.write_fraction < 0 ? 0 : (x.write_fraction > 0.95 ? 0.95 : x.write_fraction);
+    *hits = per_req * x.hits_per_request;
+    *reads = per_req * (x.hits_per_request + (1.0 - wf)); /* hits and read misses */
+}
+
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err)
@@ -591,6 +604,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         return gpuest_model_l1c_solve(m, w, t, p, out, err);
     if (t && t->l1_merge_windows > 0) /* a WarpPool: its occupancy, then its merging */
         return gpuest_model_warppool_solve(m, w, t, p, out, err);
+    if (t && t->l1_dq_latency > 0) /* a compressed L1's decompression queue: its wait to a fixed point */
+        return gpuest_model_l1c_queue_solve(m, w, t, p, out, err);
     /* Compressed L1 (t->l1_miss_scale, t->l1_hit_extra_latency): a lower read miss rate and a
      * longer hit; the token model's latency tolerance (eq. 4) then hides what it can of the hit. */
     gpuest_model_workload_t wl1;

@@ -136,12 +136,25 @@ gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         /* the plain L1 (scale 1, no extra) is the identity of these two fields, bit for bit */
         ti.l1_miss_scale = t->l1c_miss_scale[i] == 1.0 ? 0.0 : t->l1c_miss_scale[i];
         ti.l1_hit_extra_latency = t->l1c_hit_extra[i];
+        ti.l1_dq_latency = t->l1c_dq_latency[i]; /* the candidate's decompression queue (l1c_queue.c) */
+        ti.l1_dq_share = t->l1c_dq_share[i];
+        ti.l1_dq_ahead = t->l1c_dq_ahead[i];
+        memcpy(ti.l1_dq_wait_at, t->l1c_dq_wait_at[i], sizeof ti.l1_dq_wait_at);
         GPUEST_TRY(gpuest_gpu_model_solve(m, w, &ti, p, &est[i], err));
     }
     double hit_latency = gpuest_gpu_model_hit_latency(m);
+    /* The rules see the hit latency each candidate has in its solve: with a decompression queue,
+     * its share x mean wait (eq. 3) rather than the nominal latency, as the simulator's policies
+     * measure hit latencies that include the queue's waits (docs/estimator.md, "The L1
+     * decompression queue in the estimate"). */
+    gpuest_model_transform_t seen = *t;
+    for (int i = 0; i < n; i++)
+        if (est[i].l1_dq_wait > 0)
+            seen.l1c_hit_extra[i] = t->l1c_dq_share[i] * est[i].l1_dq_wait;
     int pick = t->l1c_rule == GPUEST_MODEL_L1C_EXTERNAL
-                   ? external_pick(t, est, n, w, hit_latency)
-                   : gpuest_model_l1c_pick(t, est, w->l1_hit_rate, hit_latency, w->avail_warps, w->cycles_per_schedule);
+                   ? external_pick(&seen, est, n, w, hit_latency)
+                   : gpuest_model_l1c_pick(&seen, est, w->l1_hit_rate, hit_latency, w->avail_warps,
+                                           w->cycles_per_schedule);
     *out = est[pick];
     out->l1c_choice = pick;
     return GPUEST_OK;

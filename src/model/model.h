@@ -318,6 +318,7 @@ typedef struct {
  * decompressor latency at the SM (core cycles). */
 #define GPUEST_MODEL_MAX_FLITS 64
 struct gpuest_model_l1c_view_s; /* below: what an adaptive L1 rule sees */
+#define GPUEST_MODEL_DQ_SPACINGS 8 /* decompression queue replay: 1, 2, 4, ..., 128 cycles a read line */
 #define GPUEST_MODEL_MERGE_WINDOWS 11 /* pool sizes 1, 2, 4, ..., 1024 queues */
 typedef struct {
     double reply_flit_hist[GPUEST_MODEL_MAX_FLITS + 1];
@@ -368,6 +369,19 @@ typedef struct {
      * one more request-network traversal (two and one more L2 access when it returns). */
     double llc_fwd_hold;
     double llc_fwd_gone;
+    /* Compressed L1's decompression queue (LATTE-CC eq. 3; l1c_queue.c): one FIFO decompressor per
+     * SM of l1_dq_latency core cycles per line (0: no queue, l1_hit_extra_latency is charged as
+     * given); l1_dq_share of the L1 read hits are on compressed lines, and a compressed hit finds
+     * l1_dq_ahead compressed hits of its own warp instruction ahead of it on average. With a queue,
+     * l1_hit_extra_latency is replaced by l1_dq_share x the queue's mean time per compressed hit at
+     * the model's own throughput. The l1c_dq_* arrays: the same per adaptive candidate. */
+    double l1_dq_latency, l1_dq_share, l1_dq_ahead;
+    double l1c_dq_latency[4], l1c_dq_share[4], l1c_dq_ahead[4];
+    /* The same queue replayed on the walk's order (technique dq_replay.c): mean cycles per
+     * compressed hit when the SM makes one read line request every 2^j core cycles (all 0: not
+     * replayed, the mean-value formula gpuest_model_dq_wait is used). */
+    double l1_dq_wait_at[GPUEST_MODEL_DQ_SPACINGS];
+    double l1c_dq_wait_at[4][GPUEST_MODEL_DQ_SPACINGS];
 } gpuest_model_transform_t;
 
 /* Decision rules of the adaptive compressed L1 (l1c_rule.c). */
@@ -397,6 +411,15 @@ typedef struct gpuest_model_l1c_view_s {
 /* The share of an added L1 hit latency the SM does not hide: max(0, extra - lt), lt the latency
  * tolerance (available warps x cycles per schedule, LATTE-CC eq. 4). */
 double gpuest_model_exposed_extra(double extra, double lt);
+/* The decompression queue of eq. 3 (l1c_queue.c): a compressed hit that finds p lines in its
+ * decompressor's FIFO waits lat x (p + 1) core cycles (p at most 256, the queue's size). Mean time
+ * per compressed hit for compressed hits arriving at `rate` per core cycle per SM, `ahead` of them
+ * from the hit's own warp instruction on average: W = lat (1 + ahead) / (1 - rate x lat), at most
+ * 257 lat. */
+double gpuest_model_dq_wait(double lat, double rate, double ahead);
+/* The replayed queue's mean wait per compressed hit at `spacing` core cycles per read line request
+ * of an SM: wait_at[j] holds it at 2^j, interpolated linearly in log2 spacing, clamped to the grid. */
+double gpuest_model_dq_wait_replayed(const double wait_at[GPUEST_MODEL_DQ_SPACINGS], double spacing);
 
 void gpuest_model_transform_identity(gpuest_model_transform_t *t);
 /* Mean read-reply flits under t (uncompressed: the config's reply size). */
@@ -436,6 +459,9 @@ typedef struct {
      * (queues) and the merged share taken at it. */
     double ldst_queue_lines, ldst_line_rate;
     double pool_occupancy, pool_merge_share;
+    /* Compressed L1's decompression queue (l1c_queue.c): mean core cycles per compressed hit (eq. 3's
+     * lat x (p + 1)) and compressed hits per core cycle per SM at the fixed point; 0 without one. */
+    double l1_dq_wait, l1_dq_rate;
 } gpuest_gpu_estimate_t;
 
 /* WarpPool: the merged share at a pool of `queues` queues, log-linear between the measured sizes

@@ -96,6 +96,15 @@ gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_work
 gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                        const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                        gpuest_gpu_estimate_t *out, gpuest_error_t *err);
+/* l1c_queue.c: the solve of a static compressed L1 with its decompression queue (t->l1_dq_latency
+ * > 0): the queue's wait at the model's own throughput, to a fixed point. */
+gpuest_err gpuest_model_l1c_queue_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
+                                        const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
+                                        gpuest_gpu_estimate_t *out, gpuest_error_t *err);
+/* gpu_model.c: L1 read hits and L1 read line requests per core cycle per SM at the estimate's
+ * throughput, the misses scaled by s as a compressed L1 does (0: as measured). */
+void gpuest_gpu_model_l1_rates(const gpuest_gpu_model_t *m, const gpuest_model_workload_t *w, double s,
+                               const gpuest_gpu_estimate_t *est, double *hits, double *reads);
 /* gpu_model.c: the machine's L1 hit latency (core cycles). */
 double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m);
 

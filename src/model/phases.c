@@ -43,6 +43,8 @@ gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpu
         out->ldst_line_rate += t * e[k].ldst_line_rate;
         out->pool_occupancy += t * e[k].pool_occupancy;
         out->pool_merge_share += t * e[k].pool_merge_share;
+        out->l1_dq_wait += t * e[k].l1_dq_wait;
+        out->l1_dq_rate += t * e[k].l1_dq_rate;
         if (t > longest) { /* an adaptive L1's choice: the one of the phase that takes the most time */
             longest = t;
             out->l1c_choice = e[k].l1c_choice;
@@ -81,6 +83,8 @@ gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpu
     out->ldst_line_rate /= time;
     out->pool_occupancy /= time;
     out->pool_merge_share /= time;
+    out->l1_dq_wait /= time;
+    out->l1_dq_rate /= time;
     return GPUEST_OK;
 }
 

@@ -16,8 +16,10 @@
  * to the network and the L2), and an L1 hit costs the mode's decompression latency (BDI 2, SC 14,
  * BPC 11 core cycles) times the share of hits on compressed lines more, charged by the model only
  * beyond the SM's latency tolerance (LATTE-CC eq. 2 and 4, src/model/gpu_model.c).
- * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk; the decompressor
- * queue's wait (eq. 3) is left out (its nominal latency only); SC builds one code book per SM from
+ * The decompressor queue of eq. 3: the walk also gives the share of hits on compressed lines, the
+ * compressed hits of one warp instruction ahead of each, and the queue replayed on its own order at
+ * several paces (dq_replay.c); the model reads the wait at its own throughput (src/model/l1c_queue.c).
+ * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk; SC builds one code book per SM from
  * the lines filled in its first EP (256 L1 accesses) and keeps it (the simulator rebuilds it every
  * period); before that book an SC line is stored raw, as in the simulator.
  * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann): the
@@ -174,6 +176,10 @@ typedef struct {
     /* Adaptive-CMP's events: compressed-L1 hits the plain L1 misses (a miss compression avoided),
      * and hits on compressed lines the plain L1 also hits (decompression paid for nothing) */
     uint64_t avoided, paid_hits;
+    /* the decompression queue's batches: compressed hits of the current warp instruction (its lines
+     * come in a row), and the sum over instructions of k (k - 1) / 2 (hits each finds ahead of it) */
+    uint64_t inst_comp_hits, comp_hits_ahead;
+    tech_dq_replay_t *dq; /* the decompression queue replayed on the walk's order */
     /* effective capacity, sampled on one SM's two L1s every EP (256 of its reads) */
     double cap_plain, cap_comp;
     uint64_t cap_samples;
@@ -210,9 +216,12 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
         if (w->mode == GPUEST_L1C_SC && !w->book_ready[sm])
             gpuest_sc2_vft_sample(w->vft[sm], buf, GPUEST_LINE_BYTES);
     }
-    if (tech_l1cm_access(w->comp, sm, line, bytes, &hc)) {
+    int comp_hit = tech_l1cm_access(w->comp, sm, line, bytes, &hc);
+    tech_dq_replay_read(w->dq, sm, comp_hit && hc);
+    if (comp_hit) {
         w->hits_comp++;
         w->hits_on_compressed += hc != 0;
+        w->inst_comp_hits += hc != 0;
         w->avoided += !plain_hit;
         w->paid_hits += plain_hit && hc;
     } else {
@@ -230,11 +239,20 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     return GPUEST_OK;
 }
 
+/* A warp instruction's compressed hits are done: each found those before it in the queue. */
+static void end_instruction(l1cm_walk_t *w)
+{
+    w->comp_hits_ahead += w->inst_comp_hits * (w->inst_comp_hits - (w->inst_comp_hits > 0)) / 2;
+    w->inst_comp_hits = 0;
+}
+
 static gpuest_err on_launch(void *ctx, const gpuest_charact_t *s, gpuest_error_t *err)
 {
     (void)s;
     (void)err;
     l1cm_walk_t *w = ctx;
+    end_instruction(w);
+    tech_dq_replay_flush(w->dq);
     tech_l1cm_flush(w->plain); /* the walk's L1s start empty at each launch */
     tech_l1cm_flush(w->comp);
     return GPUEST_OK;
@@ -244,6 +262,7 @@ static void walk_free(l1cm_walk_t *w)
 {
     tech_l1cm_destroy(w->plain);
     tech_l1cm_destroy(w->comp);
+    tech_dq_replay_destroy(w->dq);
     for (int i = 0; i < w->nsm; i++) {
         if (w->vft)
             gpuest_sc2_vft_destroy(w->vft[i]);
@@ -265,6 +284,7 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
     w->nsm = n;
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->plain, err));
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->comp, err));
+    GPUEST_TRY(tech_dq_replay_create(n, decomp_cycles[w->mode], &w->dq, err));
     if (w->mode != GPUEST_L1C_SC) {
         GPUEST_TRY(gpuest_compress_lookup(w->mode == GPUEST_L1C_BDI ? "bdi" : "bpc", &a, err));
         return gpuest_codec_init(&w->codec, a, &o, err);
@@ -289,6 +309,8 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
 /* The per-mode figures of one walk (a compressed L1 in `mode` beside the plain one). */
 typedef struct {
     double miss_scale, hit_extra, avoided, paid, capacity, capacity_plain;
+    double dq_latency, dq_share, dq_ahead; /* the decompression queue's inputs (model.h) */
+    double dq_wait_at[GPUEST_MODEL_DQ_SPACINGS];
 } l1cm_mode_t;
 
 /* Several modes in one walk (the walk consumes the workload's launches): one plain and one
@@ -305,6 +327,19 @@ static gpuest_err on_access_all(void *ctx, const gpuest_memimg_t *img, int sm, u
     l1cm_walks_t *m = ctx;
     for (int i = 0; i < m->n; i++)
         GPUEST_TRY(on_access(&m->w[i], img, sm, line, is_load, err));
+    return GPUEST_OK;
+}
+
+static gpuest_err on_inst_all(void *ctx, int sm, int is_load, int lines, gpuest_error_t *err)
+{
+    (void)is_load;
+    (void)lines;
+    (void)err;
+    l1cm_walks_t *m = ctx;
+    for (int i = 0; i < m->n; i++) {
+        end_instruction(&m->w[i]);
+        tech_dq_replay_inst(m->w[i].dq, sm);
+    }
     return GPUEST_OK;
 }
 
@@ -327,6 +362,10 @@ static void mode_result(const l1cm_walk_t *w, l1cm_mode_t *out)
     out->paid = decomp_cycles[mode] * (double)w->paid_hits / (double)w->reads;
     out->capacity = w->cap_samples ? w->cap_comp / (double)w->cap_samples : 1.0;
     out->capacity_plain = w->cap_samples ? w->cap_plain / (double)w->cap_samples : 1.0;
+    out->dq_latency = decomp_cycles[mode];
+    out->dq_share = w->hits_comp ? (double)w->hits_on_compressed / (double)w->hits_comp : 0.0;
+    out->dq_ahead = w->hits_on_compressed ? (double)w->comp_hits_ahead / (double)w->hits_on_compressed : 0.0;
+    tech_dq_replay_waits(w->dq, out->dq_wait_at);
 }
 
 static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes, int n, l1cm_mode_t *out,
@@ -340,6 +379,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
     m.n = n < L1CM_MAX_WALKS ? n : L1CM_MAX_WALKS;
     o.access_cb = on_access_all;
     o.access_ctx = &m;
+    o.inst_cb = on_inst_all;
     gpuest_err rc = GPUEST_OK;
     for (int i = 0; i < m.n && rc == GPUEST_OK; i++) {
         m.w[i].mode = modes[i];
@@ -352,6 +392,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
                          "technique.l1_compression: no read of the workload misses the plain L1, so there is no "
                          "miss rate for compression to lower");
     for (int i = 0; i < m.n; i++) {
+        end_instruction(&m.w[i]);
         if (rc == GPUEST_OK)
             mode_result(&m.w[i], &out[i]);
         walk_free(&m.w[i]);
@@ -451,6 +492,10 @@ static gpuest_err static_transform(const gpuest_technique_env_t *env, int mode, 
     GPUEST_TRY(walk_modes(env, &mode, 1, &r, err));
     out->l1_miss_scale = r.miss_scale;
     out->l1_hit_extra_latency = r.hit_extra;
+    out->l1_dq_latency = r.dq_latency;
+    out->l1_dq_share = r.dq_share;
+    out->l1_dq_ahead = r.dq_ahead;
+    memcpy(out->l1_dq_wait_at, r.dq_wait_at, sizeof out->l1_dq_wait_at);
     return GPUEST_OK;
 }
 
@@ -482,6 +527,10 @@ static gpuest_err adaptive_transform(const gpuest_technique_env_t *env, int poli
         out->l1c_avoided[i] = r[i - 1].avoided;
         out->l1c_paid[i] = r[i - 1].paid;
         out->l1c_capacity[i] = r[i - 1].capacity;
+        out->l1c_dq_latency[i] = r[i - 1].dq_latency;
+        out->l1c_dq_share[i] = r[i - 1].dq_share;
+        out->l1c_dq_ahead[i] = r[i - 1].dq_ahead;
+        memcpy(out->l1c_dq_wait_at[i], r[i - 1].dq_wait_at, sizeof out->l1c_dq_wait_at[i]);
     }
     return GPUEST_OK;
 }

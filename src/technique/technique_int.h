@@ -82,5 +82,15 @@ double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm);
 /* The 18 FANN features (gpuest_l1c_fann_feature_names) the model can supply at candidate
  * v->current and EP position ep_in_period (l1c_model.c; the queue features are 0). */
 void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, double x[GPUEST_L1C_FANN_FEATURES]);
+/* dq_replay.c: the decompression queue of eq. 3 (lat core cycles a line, 256 lines, per SM) replayed
+ * on the walk's order at read-line spacings of 2^j core cycles (j < GPUEST_MODEL_DQ_SPACINGS), an
+ * instruction's line requests one a cycle; waits: mean cycles per compressed hit at each spacing. */
+typedef struct tech_dq_replay_s tech_dq_replay_t;
+gpuest_err tech_dq_replay_create(int sms, int lat, tech_dq_replay_t **out, gpuest_error_t *err);
+void tech_dq_replay_destroy(tech_dq_replay_t *r);
+void tech_dq_replay_inst(tech_dq_replay_t *r, int sm);                  /* SM sm starts a memory instruction */
+void tech_dq_replay_read(tech_dq_replay_t *r, int sm, int compressed_hit); /* one of its read line requests */
+void tech_dq_replay_flush(tech_dq_replay_t *r);                         /* a launch ends: queues empty */
+void tech_dq_replay_waits(const tech_dq_replay_t *r, double wait[GPUEST_MODEL_DQ_SPACINGS]);
 
 #endif

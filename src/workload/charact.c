@@ -14,6 +14,7 @@ void gpuest_charact_opts_default(gpuest_charact_opts_t *o)
     o->share_window = 1024;
     o->access_cb = NULL;
     o->access_ctx = NULL;
+    o->inst_cb = NULL;
 }
 
 /* ------------------------------------------------------------ line table
@@ -269,6 +270,8 @@ static gpuest_err slot_step(run_t *r, slot_t *s, const gpuest_launch_t *l, gpues
             continue;
         r->st.mem_instructions++;
         size_t n = gpuest_coalesce(&in, r->reqs);
+        if (r->o->inst_cb)
+            GPUEST_TRY(r->o->inst_cb(r->o->access_ctx, s->sm, in.op == GPUEST_MEM_LOAD, (int)n, err));
         for (size_t i = 0; i < n; i++)
             GPUEST_TRY(on_request(r, s->sm, &in, &r->reqs[i], err));
     }

@@ -310,6 +310,9 @@ typedef struct {
     gpuest_err (*access_cb)(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
                             gpuest_error_t *err);
     void *access_ctx;
+    /* Called with access_ctx before the line requests of each memory instruction (lines: how many
+     * it makes, is_load 0: a store); NULL: none. Non-OK stops the run. */
+    gpuest_err (*inst_cb)(void *ctx, int sm, int is_load, int lines, gpuest_error_t *err);
 } gpuest_charact_opts_t;
 
 void gpuest_charact_opts_default(gpuest_charact_opts_t *o);

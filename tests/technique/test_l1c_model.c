@@ -1,5 +1,6 @@
 /* test_l1c_model.c: the compressed L1 that the estimator's transform of technique.l1_compression
  * walks, on access sequences worked by hand, the transform on a hand-built trace, and its refusals. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,6 +127,12 @@ static void test_transform_by_hand(void **state)
     assert_int_equal(transform("static_bdi", &t, &e), GPUEST_OK);
     assert_true(t.l1_miss_scale == 0.5);
     assert_true(t.l1_hit_extra_latency == 2.0);
+    /* the decompression queue: every hit compressed, one line per instruction (none ahead); the
+     * replay's read lines k = 0..9 at t = k g, the hits at k = 5..9: at g = 1 the queue builds
+     * (waits 2, 4, 4, 6, 8: done 7, 10, 11, 14, 17), mean 24 / 5; at g = 2 each hit finds it empty */
+    assert_true(t.l1_dq_latency == 2.0 && t.l1_dq_share == 1.0 && t.l1_dq_ahead == 0.0);
+    assert_true(fabs(t.l1_dq_wait_at[0] - 24.0 / 5.0) < 1e-12);
+    assert_true(t.l1_dq_wait_at[1] == 2.0 && t.l1_dq_wait_at[GPUEST_MODEL_DQ_SPACINGS - 1] == 2.0);
     assert_int_equal(transform("static_sc", &t, &e), GPUEST_OK);
     assert_true(t.l1_miss_scale == 1.0);
     assert_true(t.l1_hit_extra_latency == 0.0);
