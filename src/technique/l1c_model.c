@@ -19,9 +19,10 @@
  * The decompressor queue of eq. 3: the walk also gives the share of hits on compressed lines, the
  * compressed hits of one warp instruction ahead of each, and the queue replayed on its own order at
  * several paces (dq_replay.c); the model reads the wait at its own throughput (src/model/l1c_queue.c).
- * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk; SC builds one code book per SM from
- * the lines filled in its first EP (256 L1 accesses) and keeps it (the simulator rebuilds it every
- * period); before that book an SC line is stored raw, as in the simulator.
+ * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk. SC's code book
+ * follows the simulator's period rule (l1c_scbook.c): built from the fills of the first EP, rebuilt
+ * from those of each period's last EP, the SC lines of the old book invalidated; before the first
+ * book an SC line is stored raw, as in the simulator.
  * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann): the
  * plain L1 and the policy's two compressed modes are walked together (one walk: it consumes the
  * launches) and the model applies the policy's rule to its per-candidate estimates
@@ -101,6 +102,14 @@ static l1cm_way_t *lookup(tech_l1cm_cache_t *c, l1cm_way_t *s, uint64_t line)
 
 int tech_l1cm_holds(tech_l1cm_cache_t *c, int sm, uint64_t line) { return lookup(c, set_of(c, sm, line), line) != NULL; }
 
+void tech_l1cm_invalidate_compressed(tech_l1cm_cache_t *c, int sm)
+{
+    l1cm_way_t *s = &c->ways[(size_t)sm * (size_t)c->sets * (size_t)c->tags];
+    for (size_t i = 0, n = (size_t)c->sets * (size_t)c->tags; i < n; i++)
+        if (s[i].compressed)
+            s[i].valid = 0;
+}
+
 void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line)
 {
     l1cm_way_t *w = lookup(c, set_of(c, sm, line), line);
@@ -165,13 +174,7 @@ typedef struct {
     int mode; /* GPUEST_L1C_* */
     tech_l1cm_cache_t *plain, *comp;
     gpuest_codec_t codec; /* BDI or BPC */
-    /* SC: per SM, a VFT sampling the fills of the first EP, then its book */
-    int nsm;
-    gpuest_sc2_vft_t **vft;
-    gpuest_sc2_book_t **book;
-    gpuest_codec_t *sc;
-    uint64_t *accesses;
-    int *book_ready;
+    tech_scbook_t *sc; /* SC: the per-SM code books, rebuilt per period */
     uint64_t reads, miss_plain, miss_comp, hits_comp, hits_on_compressed;
     /* Adaptive-CMP's events: compressed-L1 hits the plain L1 misses (a miss compression avoided),
      * and hits on compressed lines the plain L1 also hits (decompression paid for nothing) */
@@ -187,11 +190,22 @@ typedef struct {
 
 static int line_bytes_in_mode(l1cm_walk_t *w, int sm, uint64_t line, const uint8_t *data)
 {
-    const gpuest_codec_t *codec = w->mode != GPUEST_L1C_SC ? &w->codec : w->book_ready[sm] ? &w->sc[sm] : NULL;
-    if (!codec)
-        return GPUEST_LINE_BYTES;
-    uint32_t bits = gpuest_codec_size_bits(codec, line, data);
-    return gpuest_codec_is_compressed(codec, bits) ? (int)((bits + 7) / 8) : GPUEST_LINE_BYTES;
+    if (w->mode == GPUEST_L1C_SC)
+        return tech_scbook_fill(w->sc, sm, line, data); /* samples the line when its EP does */
+    uint32_t bits = gpuest_codec_size_bits(&w->codec, line, data);
+    return gpuest_codec_is_compressed(&w->codec, bits) ? (int)((bits + 7) / 8) : GPUEST_LINE_BYTES;
+}
+
+/* SC: the read counted in its SM's EP; at a period's book change the old book's lines go. A miss
+ * counts before its fill is sized (the simulator's fill comes after its access), a hit after. */
+static gpuest_err sc_count_read(l1cm_walk_t *w, int sm, gpuest_error_t *err)
+{
+    int inv = 0;
+    if (w->mode == GPUEST_L1C_SC)
+        GPUEST_TRY(tech_scbook_read(w->sc, sm, &inv, err));
+    if (inv)
+        tech_l1cm_invalidate_compressed(w->comp, sm);
+    return GPUEST_OK;
 }
 
 static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
@@ -211,12 +225,13 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     int bytes = GPUEST_LINE_BYTES;
     l1cm_way_t *present = lookup(w->comp, set_of(w->comp, sm, line), line);
     if (!present) {
+        GPUEST_TRY(sc_count_read(w, sm, err));
         gpuest_memimg_read_line(img, line, buf);
         bytes = line_bytes_in_mode(w, sm, line, buf);
-        if (w->mode == GPUEST_L1C_SC && !w->book_ready[sm])
-            gpuest_sc2_vft_sample(w->vft[sm], buf, GPUEST_LINE_BYTES);
     }
     int comp_hit = tech_l1cm_access(w->comp, sm, line, bytes, &hc);
+    if (present)
+        GPUEST_TRY(sc_count_read(w, sm, err));
     tech_dq_replay_read(w->dq, sm, comp_hit && hc);
     if (comp_hit) {
         w->hits_comp++;
@@ -231,10 +246,6 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
         w->cap_plain += tech_l1cm_capacity(w->plain, sm);
         w->cap_comp += tech_l1cm_capacity(w->comp, sm);
         w->cap_samples++;
-    }
-    if (w->mode == GPUEST_L1C_SC && !w->book_ready[sm] && ++w->accesses[sm] >= L1CM_EP) {
-        GPUEST_TRY(gpuest_sc2_book_build_from_vft(w->book[sm], w->vft[sm], err));
-        w->book_ready[sm] = 1;
     }
     return GPUEST_OK;
 }
@@ -263,17 +274,7 @@ static void walk_free(l1cm_walk_t *w)
     tech_l1cm_destroy(w->plain);
     tech_l1cm_destroy(w->comp);
     tech_dq_replay_destroy(w->dq);
-    for (int i = 0; i < w->nsm; i++) {
-        if (w->vft)
-            gpuest_sc2_vft_destroy(w->vft[i]);
-        if (w->book)
-            gpuest_sc2_book_destroy(w->book[i]);
-    }
-    free(w->vft);
-    free(w->book);
-    free(w->sc);
-    free(w->accesses);
-    free(w->book_ready);
+    tech_scbook_destroy(w->sc);
 }
 
 static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets, int assoc, gpuest_error_t *err)
@@ -281,7 +282,6 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
     const gpuest_compress_algo_t *a;
     gpuest_codec_opts_t o = {.line_bytes = GPUEST_LINE_BYTES};
     int n = cfg->core.num_sms;
-    w->nsm = n;
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->plain, err));
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->comp, err));
     GPUEST_TRY(tech_dq_replay_create(n, decomp_cycles[w->mode], &w->dq, err));
@@ -289,21 +289,7 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
         GPUEST_TRY(gpuest_compress_lookup(w->mode == GPUEST_L1C_BDI ? "bdi" : "bpc", &a, err));
         return gpuest_codec_init(&w->codec, a, &o, err);
     }
-    w->vft = calloc((size_t)n, sizeof *w->vft);
-    w->book = calloc((size_t)n, sizeof *w->book);
-    w->sc = calloc((size_t)n, sizeof *w->sc);
-    w->accesses = calloc((size_t)n, sizeof *w->accesses);
-    w->book_ready = calloc((size_t)n, sizeof *w->book_ready);
-    if (!w->vft || !w->book || !w->sc || !w->accesses || !w->book_ready)
-        return gpuest_fail(err, GPUEST_ENOMEM, "compressed L1 model: out of memory");
-    GPUEST_TRY(gpuest_compress_lookup("sc2", &a, err));
-    for (int i = 0; i < n; i++) {
-        GPUEST_TRY(gpuest_sc2_vft_create(&w->vft[i], err));
-        GPUEST_TRY(gpuest_sc2_book_create(&w->book[i], err));
-        gpuest_codec_opts_t so = {.line_bytes = GPUEST_LINE_BYTES, .sc2_book = w->book[i]};
-        GPUEST_TRY(gpuest_codec_init(&w->sc[i], a, &so, err));
-    }
-    return GPUEST_OK;
+    return tech_scbook_create(n, &w->sc, err);
 }
 
 /* The per-mode figures of one walk (a compressed L1 in `mode` beside the plain one). */

@@ -82,6 +82,19 @@ double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm);
 /* The 18 FANN features (gpuest_l1c_fann_feature_names) the model can supply at candidate
  * v->current and EP position ep_in_period (l1c_model.c; the queue features are 0). */
 void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, double x[GPUEST_L1C_FANN_FEATURES]);
+/* Drops every line of SM sm stored in fewer than 128 bytes (a new SC book replaced the old one). */
+void tech_l1cm_invalidate_compressed(tech_l1cm_cache_t *c, int sm);
+/* l1c_scbook.c: the SC code book of the L1 walk per SM, rebuilt per period as the simulator's
+ * (EPs of 256 reads, 10 a period; sampled in the first EP and in every EP 9, a new book at their
+ * ends). tech_scbook_fill: the bytes a line filled now takes (128: raw, no book yet or no gain),
+ * sampling it when its EP samples. tech_scbook_read: one read of SM sm counted; *invalidate = 1
+ * when a period's new book took over and the SC lines must go. */
+typedef struct tech_scbook_s tech_scbook_t;
+gpuest_err tech_scbook_create(int sms, tech_scbook_t **out, gpuest_error_t *err);
+void tech_scbook_destroy(tech_scbook_t *b);
+int tech_scbook_fill(tech_scbook_t *b, int sm, uint64_t line, const uint8_t *data);
+gpuest_err tech_scbook_read(tech_scbook_t *b, int sm, int *invalidate, gpuest_error_t *err);
+uint64_t tech_scbook_books(const tech_scbook_t *b);
 /* dq_replay.c: the decompression queue of eq. 3 (lat core cycles a line, 256 lines, per SM) replayed
  * on the walk's order at read-line spacings of 2^j core cycles (j < GPUEST_MODEL_DQ_SPACINGS), an
  * instruction's line requests one a cycle; waits: mean cycles per compressed hit at each spacing. */
