@@ -22,7 +22,7 @@ static void help(FILE *out)
     fprintf(out, "usage: gpuest sample [--workload W] [--scale S] [--seed N] [machine]\n"
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
-                 "                     [--reference] [--cold] [--bias-check] [--ff-backpressure] [--ff-merge]\n"
+                 "                     [--reference] [--cold] [--bias-check] [--ff-backpressure] [--ff-miss-stalls]\n"
                  "                     [--ff-l2-split]\n"
                  "                     [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
@@ -46,9 +46,8 @@ static void help(FILE *out)
                  "  --bias-check      rerun with twice the warming; passed if IPC moves less than the half-width\n"
                  "  --ff-backpressure fast-forward with the last unit's LD/ST occupancy and miss latencies\n"
                  "                    (the memory system's back-pressure; docs/estimator.md)\n"
-                 "  --ff-merge        fast-forward's L1 keeps fills pending: a load to a pending line waits\n"
-                 "                    for its fill (an MSHR merge); with --ff-backpressure only requests that\n"
-                 "                    leave the L1 take the LD/ST unit's stall cycles\n"
+                 "  --ff-miss-stalls  with --ff-backpressure: the LD/ST unit's stall cycles are charged only\n"
+                 "                    to the requests that leave the L1 (an L1 hit takes one cycle a line)\n"
                  "  --ff-l2-split     with --ff-backpressure: a line's drawn latency comes from the last\n"
                  "                    unit's L2 hits or L2 misses, as fast-forward's L2 lookup went\n"
                  "  --csv FILE        one row per unit\n");
@@ -123,8 +122,8 @@ int cli_cmd_sample(int argc, char **argv)
             so.ff_l2_split = 1;
             continue;
         }
-        if (cli_args_is(&a, "ff-merge")) {
-            so.ff_merge = 1;
+        if (cli_args_is(&a, "ff-miss-stalls")) {
+            so.ff_miss_stalls = 1;
             continue;
         }
         if (cli_args_is(&a, "cold")) {

@@ -149,20 +149,7 @@ typedef struct {
     size_t ways_per_mc;
     int lines, l1_misses; /* of the last fast-forwarded memory instruction (ff_timing_t's latencies) */
     int l2_hits;          /* ... its loads' lines that missed the L1 and hit a filled L2 line */
-    /* Pending L1 fills (gpuest_sample_opts_t.ff_merge; NULL: off): per L1 way (nsm x sets x assoc),
-     * the virtual cycle (ff_timing_t's clock of its SM) at which its fill completes. A load to a line
-     * whose fill is pending completes with it, as an L1 MSHR merge does in detailed mode; without
-     * this it hit at the hit latency and overtook the warp that missed. Measured on
-     * gemm/fermi/default (docs/estimator.md, "Sampled simulation: gemm"): the warps of a CTA that
-     * share each B line travel in convoys in detailed mode (a merged load completes with the
-     * miss), and fast-forward without merges dissolved the convoys. */
-    int64_t *l1_ready;
-    size_t l1_ways;       /* per SM */
-    int64_t vnow;         /* the issuing SM's virtual cycle */
-    int64_t merge_ready;  /* of the last memory instruction: the latest pending fill it merged into (0: none) */
-    int sent;             /* ... its requests that left the L1 (misses not merged, stores, atomics) */
-    int nfill;            /* ... and the L1 ways it filled, whose completion vissue sets */
-    int64_t *fill[GPUEST_COALESCE_MAX];
+    int sent;             /* ... its requests that left the L1 (L1 misses, stores, atomics: ff_miss_stalls) */
 } ff_pending_t;
 
 static uint64_t *pending_ready(const sim_gpu_t *g, ff_pending_t *p, const sim_mc_t *mc, const sim_way_t *way)
@@ -251,25 +238,13 @@ static int ff_tags(sim_tags_t *t, uint64_t line)
     return 0;
 }
 
-/* The pending-fill slot of way (of sm's L1), with ff_merge. */
-static int64_t *l1_ready_of(const sim_gpu_t *g, ff_pending_t *p, const sim_sm_t *sm, const sim_way_t *way)
-{
-    return &p->l1_ready[(size_t)(sm - g->sm) * p->l1_ways + (size_t)(way - sm->l1.ways)];
-}
-
 static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_line_req_t *r, int op)
 {
     p->lines++;
     if (op == GPUEST_MEM_LOAD) {
         sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
-        if (way && (way->valid & r->sectors) == r->sectors) {
-            if (p->l1_ready) { /* a fill still pending: the load merges into it */
-                int64_t at = *l1_ready_of(g, p, sm, way);
-                if (at > p->vnow && at > p->merge_ready)
-                    p->merge_ready = at;
-            }
+        if (way && (way->valid & r->sectors) == r->sectors)
             return;
-        }
         p->l1_misses++;
         p->sent++;
         /* ff_tags(&sm->l1, r->line) without its second lookup: the way found above (touched
@@ -279,10 +254,6 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
         else if (!(way = sim_tags_victim(&sm->l1, r->line)))
             return;
         sim_tags_fill(&sm->l1, way, r->line, 0xF);
-        if (p->l1_ready && p->nfill < GPUEST_COALESCE_MAX) { /* completes when vissue says */
-            p->fill[p->nfill] = l1_ready_of(g, p, sm, way);
-            *p->fill[p->nfill++] = INT64_MAX;
-        }
         p->l2_hits += ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
         return;
     }
@@ -466,6 +437,14 @@ typedef struct {
     ff_pending_t pend; /* L2 fills in flight during fast-forward */
     ff_timing_t tm;    /* the timed schedule of fast-forward */
     ff_backpressure_t bp;
+    /* gpuest_sample_opts_t.ff_miss_stalls (with back-pressure): the LD/ST unit's stall cycles are
+     * measured per request that left the L1 in the last unit and charged to those only; an L1 hit
+     * holds the unit one cycle a line, as in detailed mode, where only a request that needs an MSHR
+     * entry or a miss-queue slot waits for one. Charged per line request (back-pressure alone),
+     * gemm's hits (A: 0.84 of its loads) held the unit 7.4 cycles each in fast-forward and the
+     * warps whose loads hit were slowed like those that missed (docs/estimator.md, "Sampled
+     * simulation: gemm"). */
+    int miss_stalls;
 } ff_rates_t;
 
 static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
@@ -588,7 +567,7 @@ static void vissue(const sim_gpu_t *g, ff_rates_t *r, int i, size_t k, const vin
     int64_t *v = &t->vreg[k * GPUEST_REG_COUNT], done;
     if (in->kind == GPUEST_INST_MEM) {
         int64_t lines = r->pend.lines > 0 ? r->pend.lines : 1;
-        if (r->bp.rng && t->ldst_occ > 1.0 && r->pend.l1_ready) /* stall cycles per request that leaves the L1 */
+        if (r->bp.rng && t->ldst_occ > 1.0 && r->miss_stalls) /* stall cycles per request that leaves the L1 */
             lines += (int64_t)((double)r->pend.sent * (t->ldst_occ - 1.0) + 0.5);
         else if (r->bp.rng && t->ldst_occ > 1.0) /* the LD/ST unit's cycles a line, stalls included */
             lines = (int64_t)((double)lines * t->ldst_occ + 0.5);
@@ -597,10 +576,6 @@ static void vissue(const sim_gpu_t *g, ff_rates_t *r, int i, size_t k, const vin
         if (r->bp.rng && r->pend.l1_misses > 0 && r->bp.nlat > 0)
             lat = bp_latency(&r->bp, r->pend.l1_misses, r->pend.l2_hits);
         done = now + lines + (int64_t)lat;
-        for (int f = 0; f < r->pend.nfill; f++) /* ff_merge: the lines it filled are pending until then */
-            *r->pend.fill[f] = done;
-        if (r->pend.merge_ready > done) /* ... and it completes with the fills it merged into */
-            done = r->pend.merge_ready;
         if (in->op == GPUEST_MEM_STORE) {
             t->vstore[k] = max_i64(t->vstore[k], done);
             return;
@@ -938,9 +913,7 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         vinst_t in = {(uint8_t)w->inst.kind, (uint8_t)w->inst.op, (uint8_t)w->inst.lat, w->inst.ndst, {0}};
         memcpy(in.dst, w->inst.dst, sizeof in.dst);
         int adv = 0;
-        r->pend.lines = r->pend.l1_misses = r->pend.sent = r->pend.nfill = r->pend.l2_hits = 0;
-        r->pend.merge_ready = 0;
-        r->pend.vnow = now;
+        r->pend.lines = r->pend.l1_misses = r->pend.sent = r->pend.l2_hits = 0;
         GPUEST_TRY(ff_step(g, &r->pend, sm, slot, !r->cold, &adv, err));
         ready_off(t, i, k, slot);
         if (!adv) { /* held by the real machine (cannot happen after a drain): try again next cycle */
@@ -1020,8 +993,6 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
     g->hold_issue = 0;
     g->functional = 1; /* CTAs started here fetch their first instruction functionally too */
     ff_timing_t *t = &r->tm;
-    if (r->pend.l1_ready) /* the virtual clocks start again at 0 */
-        memset(r->pend.l1_ready, 0, (size_t)g->nsm * r->pend.l1_ways * sizeof *r->pend.l1_ready);
     for (int i = 0; i < g->nsm; i++) {
         t->vclock[i] = t->ldst_free[i] = 0;
         for (int s = 0; s < W; s++)
@@ -1339,7 +1310,7 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
         double stalls = (double)(b.v[SC_l1_mshr_stalls] - a.v[SC_l1_mshr_stalls] + b.v[SC_l1_missq_stalls] -
                                  a.v[SC_l1_missq_stalls]);
         double sent = (double)(b.v[SC_read_reqs] - a.v[SC_read_reqs] + b.v[SC_write_reqs] - a.v[SC_write_reqs]);
-        if (r->pend.l1_ready) { /* ff_merge: stall cycles per request that left the L1 */
+        if (r->miss_stalls) { /* stall cycles per request that left the L1 */
             if (sent > 0)
                 r->tm.ldst_occ = 1.0 + stalls / sent;
         } else if (lines > 0)
@@ -1557,15 +1528,10 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     if (rc == GPUEST_OK && o->ff_backpressure && !o->reference)
         rc = bp_alloc(g, &r.bp, o->seed);
     r.bp.split = o->ff_l2_split;
-    if (rc == GPUEST_OK && o->ff_merge && !o->reference) {
-        r.pend.l1_ways = (size_t)g->sm[0].l1.sets * (size_t)g->sm[0].l1.assoc;
-        r.pend.l1_ready = calloc((size_t)g->nsm * r.pend.l1_ways, sizeof *r.pend.l1_ready);
-        rc = r.pend.l1_ready ? GPUEST_OK : GPUEST_ENOMEM;
-    }
+    r.miss_stalls = o->ff_miss_stalls;
     rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
                          : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
     out->ff_seconds = r.ff_seconds;
-    free(r.pend.l1_ready);
     ff_free(&r);
     bp_free(g, &r.bp);
     return rc;

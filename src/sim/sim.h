@@ -406,11 +406,10 @@ typedef struct {
                            * cycles per line (stalls on full MSHRs or miss queue included), and a load that
                            * misses waits a latency drawn from the unit's own L1 miss latencies instead of
                            * their mean (`gpuest sample --ff-backpressure`; docs/estimator.md) */
-    int ff_merge;         /* 1: fast-forward's L1 keeps each line's fill pending on the virtual clock: a load
-                           * to a line whose fill is pending completes with that fill (an L1 MSHR merge), not
-                           * at the hit latency; with ff_backpressure the LD/ST unit's measured stall cycles
-                           * are charged to the requests that leave the L1 only (`gpuest sample --ff-merge`;
-                           * docs/estimator.md, "Sampled simulation: gemm") */
+    int ff_miss_stalls;   /* 1 (with ff_backpressure): the LD/ST unit's stall cycles are measured per request
+                           * that left the L1 (L1 misses, stores, atomics) and charged to those only; an L1
+                           * hit holds it one cycle a line (`gpuest sample --ff-miss-stalls`; docs/estimator.md,
+                           * "Sampled simulation: gemm") */
     int ff_l2_split;      /* 1 (with ff_backpressure): a line that misses the L1 in fast-forward waits a latency
                            * drawn from the last unit's L2 hits when its fast-forwarded L2 lookup hits, from
                            * its L2 misses otherwise (`gpuest sample --ff-l2-split`; docs/estimator.md) */
