@@ -22,7 +22,8 @@ static void help(FILE *out)
     fprintf(out, "usage: gpuest sample [--workload W] [--scale S] [--seed N] [machine]\n"
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
-                 "                     [--reference] [--cold] [--bias-check] [--ff-backpressure]\n"
+                 "                     [--reference] [--cold] [--bias-check] [--ff-backpressure] [--ff-miss-stalls]\n"
+                 "                     [--ff-l2-split]\n"
                  "                     [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
@@ -45,6 +46,10 @@ static void help(FILE *out)
                  "  --bias-check      rerun with twice the warming; passed if IPC moves less than the half-width\n"
                  "  --ff-backpressure fast-forward with the last unit's LD/ST occupancy and miss latencies\n"
                  "                    (the memory system's back-pressure; docs/estimator.md)\n"
+                 "  --ff-miss-stalls  with --ff-backpressure: the LD/ST unit's stall cycles are charged only\n"
+                 "                    to the requests that leave the L1 (an L1 hit takes one cycle a line)\n"
+                 "  --ff-l2-split     with --ff-backpressure: a line's drawn latency comes from the last\n"
+                 "                    unit's L2 hits or L2 misses, as fast-forward's L2 lookup went\n"
                  "  --csv FILE        one row per unit\n");
 }
 
@@ -53,13 +58,13 @@ static int write_units(const gpuest_sample_result_t *r, const char *path)
     static const char *const header[] = {"unit", "kernel", "cycles", "warp_insts", "thread_insts", "ipc", "amat",
                                          "mc_stall", "warm_cycles", "warm_steady", "inflight", "census",
                                          "l1_hit_rate", "l2_hit_rate", "dram_reads", "dram_writes",
-                                         "dram_row_hit_rate", "cta_spread"};
+                                         "dram_row_hit_rate", "cta_spread", "warp_spread"};
     cli_table_t t;
     cli_table_init(&t, header, sizeof header / sizeof header[0]);
     for (size_t i = 0; i < r->num_units; i++) {
         const gpuest_sample_unit_t *u = &r->units[i];
         uint64_t dram = u->dram_reads + u->dram_writes;
-        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g\t%d\t%.6g\t%.6g\t%llu\t%llu\t%.6g\t%.6g", i,
+        cli_table_addf(&t, "%zu\t%d\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\t%llu\t%d\t%.6g\t%d\t%.6g\t%.6g\t%llu\t%llu\t%.6g\t%.6g\t%.6g", i,
                        u->kernel,
                        (unsigned long long)u->cycles, (unsigned long long)u->warp_insts,
                        (unsigned long long)u->thread_insts, u->cycles ? (double)u->thread_insts / u->cycles : 0.0,
@@ -69,7 +74,7 @@ static int write_units(const gpuest_sample_result_t *r, const char *path)
                        u->l1_accesses ? (double)u->l1_hits / (double)u->l1_accesses : 0.0,
                        u->l2_accesses ? (double)u->l2_hits / (double)u->l2_accesses : 0.0,
                        (unsigned long long)u->dram_reads, (unsigned long long)u->dram_writes,
-                       dram ? (double)u->dram_row_hits / (double)dram : 0.0, u->cta_spread);
+                       dram ? (double)u->dram_row_hits / (double)dram : 0.0, u->cta_spread, u->warp_spread);
     }
     int rc = cli_table_write_csv(&t, path, CMD);
     cli_table_free(&t);
@@ -111,6 +116,14 @@ int cli_cmd_sample(int argc, char **argv)
         }
         if (cli_args_is(&a, "ff-backpressure")) {
             so.ff_backpressure = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "ff-l2-split")) {
+            so.ff_l2_split = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "ff-miss-stalls")) {
+            so.ff_miss_stalls = 1;
             continue;
         }
         if (cli_args_is(&a, "cold")) {

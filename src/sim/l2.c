@@ -109,6 +109,7 @@ int sim_l2_access(sim_gpu_t *g, sim_mc_t *mc, int32_t i)
         g->failed = 1;
         return 0;
     }
+    g->pool.r[i].l2_miss = 1; /* (write_miss may have moved the pool) */
     g->ctr.v[SC_l2_accesses]++;
     g->ctr.v[SC_l2_misses]++;
     return 1;

@@ -148,6 +148,8 @@ typedef struct {
     uint64_t *ready;  /* per L2 way (nmc x sets x assoc): clock at which its fill completes */
     size_t ways_per_mc;
     int lines, l1_misses; /* of the last fast-forwarded memory instruction (ff_timing_t's latencies) */
+    int l2_hits;          /* ... its loads' lines that missed the L1 and hit a filled L2 line */
+    int sent;             /* ... its requests that left the L1 (L1 misses, stores, atomics: ff_miss_stalls) */
 } ff_pending_t;
 
 static uint64_t *pending_ready(const sim_gpu_t *g, ff_pending_t *p, const sim_mc_t *mc, const sim_way_t *way)
@@ -191,7 +193,7 @@ static sim_way_t *ff_victim(const sim_gpu_t *g, ff_pending_t *p, sim_mc_t *mc, s
  * the atomic). Every miss and every dirty victim's write-back touch the channel's rows; the last
  * one to touch a bank leaves its row open. A set whose ways are all reserved (by detailed misses
  * in flight or by fast-forward's pending fills) is left alone. */
-static void ff_l2(sim_gpu_t *g, ff_pending_t *p, uint64_t line, int op)
+static int ff_l2(sim_gpu_t *g, ff_pending_t *p, uint64_t line, int op)
 {
     ff_where_t at = ff_where(g, line);
     sim_mc_t *mc = &g->mc[at.mc];
@@ -201,23 +203,24 @@ static void ff_l2(sim_gpu_t *g, ff_pending_t *p, uint64_t line, int op)
             ff_dram_row_at(g, at.chan, at.local); /* a write miss merged into the pending fill: its data goes to DRAM */
         if (op == GPUEST_MEM_ATOMIC)
             way->dirty = 1;       /* applied when the fill answers it */
-        return;
+        return 0;
     }
     if (!way) {
         way = ff_victim(g, p, mc, set);
         if (!way)
-            return;
+            return 0;
         if (way->valid && way->dirty)
             ff_dram_row(g, way->tag);
         sim_tags_fill(&mc->l2, way, line, 0xF);
         *pending_ready(g, p, mc, way) = p->clock + (uint64_t)p->window;
         ff_dram_row_at(g, at.chan, at.local);
         way->dirty = op == GPUEST_MEM_ATOMIC; /* else clean (sim_tags_fill), also after a write miss */
-        return;
+        return 0;
     }
     way->lru = ++mc->l2.stamp;
     if (op != GPUEST_MEM_LOAD)
         way->dirty = 1;
+    return 1;
 }
 
 /* A tag array of the SM (L1D, L1I, L1C): 1 hit, else the line is filled whole (as the v2 fills)
@@ -243,6 +246,7 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
         if (way && (way->valid & r->sectors) == r->sectors)
             return;
         p->l1_misses++;
+        p->sent++;
         /* ff_tags(&sm->l1, r->line) without its second lookup: the way found above (touched
          * again, as ff_tags's lookup would) is filled whole, else a victim is */
         if (way)
@@ -250,10 +254,11 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
         else if (!(way = sim_tags_victim(&sm->l1, r->line)))
             return;
         sim_tags_fill(&sm->l1, way, r->line, 0xF);
-        ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+        p->l2_hits += ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
         return;
     }
     p->l1_misses++;
+    p->sent++;
     sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 0);
     if (way) /* write-evict (stores) and evict-then-bypass (atomics), as l1.c */
         way->valid = 0;
@@ -417,6 +422,12 @@ typedef struct {
     gpuest_rng_t *rng; /* NULL: no back-pressure */
     uint32_t *lat;     /* the last unit's L1 miss latencies (core cycles), nlat of them */
     uint32_t nlat;
+    /* gpuest_sample_opts_t.ff_l2_split: the same latencies split by the L2's outcome in detailed
+     * mode (hits: nhit at lat_hit; misses, DRAM reads and L2 MSHR merges: nmiss at lat_miss), and
+     * a line is drawn from the set its fast-forwarded L2 lookup falls in */
+    int split;
+    uint32_t *lat_hit, *lat_miss;
+    uint32_t nhit, nmiss;
 } ff_backpressure_t;
 
 /* Fast-forward's state, kept from one fast-forward to the next. */
@@ -426,6 +437,14 @@ typedef struct {
     ff_pending_t pend; /* L2 fills in flight during fast-forward */
     ff_timing_t tm;    /* the timed schedule of fast-forward */
     ff_backpressure_t bp;
+    /* gpuest_sample_opts_t.ff_miss_stalls (with back-pressure): the LD/ST unit's stall cycles are
+     * measured per request that left the L1 in the last unit and charged to those only; an L1 hit
+     * holds the unit one cycle a line, as in detailed mode, where only a request that needs an MSHR
+     * entry or a miss-queue slot waits for one. Charged per line request (back-pressure alone),
+     * gemm's hits (A: 0.84 of its loads) held the unit 7.4 cycles each in fast-forward and the
+     * warps whose loads hit were slowed like those that missed (docs/estimator.md, "Sampled
+     * simulation: gemm"). */
+    int miss_stalls;
 } ff_rates_t;
 
 static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
@@ -524,11 +543,18 @@ static int64_t vready_of(const ff_timing_t *t, size_t k, const gpuest_inst_t *in
 
 /* A load's miss latency under back-pressure: the slowest of `misses` draws from the last unit's
  * L1 miss latencies (the load completes when its last line does). */
-static double bp_latency(ff_backpressure_t *bp, int misses)
+static double bp_latency(ff_backpressure_t *bp, int misses, int l2_hits)
 {
     uint32_t m = 0;
+    int split = bp->split && bp->nhit > 0 && bp->nmiss > 0;
     for (int j = 0; j < misses; j++) {
-        uint32_t x = bp->lat[gpuest_rng_below(bp->rng, bp->nlat)];
+        uint32_t x;
+        if (!split)
+            x = bp->lat[gpuest_rng_below(bp->rng, bp->nlat)];
+        else if (j < l2_hits)
+            x = bp->lat_hit[gpuest_rng_below(bp->rng, bp->nhit)];
+        else
+            x = bp->lat_miss[gpuest_rng_below(bp->rng, bp->nmiss)];
         m = x > m ? x : m;
     }
     return (double)m;
@@ -541,12 +567,14 @@ static void vissue(const sim_gpu_t *g, ff_rates_t *r, int i, size_t k, const vin
     int64_t *v = &t->vreg[k * GPUEST_REG_COUNT], done;
     if (in->kind == GPUEST_INST_MEM) {
         int64_t lines = r->pend.lines > 0 ? r->pend.lines : 1;
-        if (r->bp.rng && t->ldst_occ > 1.0) /* the LD/ST unit's cycles a line, stalls included */
+        if (r->bp.rng && t->ldst_occ > 1.0 && r->miss_stalls) /* stall cycles per request that leaves the L1 */
+            lines += (int64_t)((double)r->pend.sent * (t->ldst_occ - 1.0) + 0.5);
+        else if (r->bp.rng && t->ldst_occ > 1.0) /* the LD/ST unit's cycles a line, stalls included */
             lines = (int64_t)((double)lines * t->ldst_occ + 0.5);
         t->ldst_free[i] = now + lines;
         double lat = r->pend.l1_misses > 0 && t->miss_lat > 0 ? t->miss_lat : (double)g->cfg->l1.hit_latency;
         if (r->bp.rng && r->pend.l1_misses > 0 && r->bp.nlat > 0)
-            lat = bp_latency(&r->bp, r->pend.l1_misses);
+            lat = bp_latency(&r->bp, r->pend.l1_misses, r->pend.l2_hits);
         done = now + lines + (int64_t)lat;
         if (in->op == GPUEST_MEM_STORE) {
             t->vstore[k] = max_i64(t->vstore[k], done);
@@ -885,7 +913,7 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         vinst_t in = {(uint8_t)w->inst.kind, (uint8_t)w->inst.op, (uint8_t)w->inst.lat, w->inst.ndst, {0}};
         memcpy(in.dst, w->inst.dst, sizeof in.dst);
         int adv = 0;
-        r->pend.lines = r->pend.l1_misses = 0;
+        r->pend.lines = r->pend.l1_misses = r->pend.sent = r->pend.l2_hits = 0;
         GPUEST_TRY(ff_step(g, &r->pend, sm, slot, !r->cold, &adv, err));
         ready_off(t, i, k, slot);
         if (!adv) { /* held by the real machine (cannot happen after a drain): try again next cycle */
@@ -1161,6 +1189,51 @@ static double cta_spread(const sim_gpu_t *g)
     return var > 0 ? sqrt(var) : 0.0;
 }
 
+/* The last unit's miss latencies for back-pressure's draws (ff_backpressure_t): all of them, and
+ * with split by the L2's outcome (the ring's top bit, sm.c). */
+static void bp_take_latencies(const sim_gpu_t *g, ff_backpressure_t *bp)
+{
+    bp->nlat = (uint32_t)(g->lat_pos < g->lat_cap ? g->lat_pos : g->lat_cap);
+    bp->nhit = bp->nmiss = 0;
+    for (uint32_t j = 0; j < bp->nlat; j++) {
+        uint32_t x = g->lat_ring[j] & 0x7FFFFFFFu;
+        bp->lat[j] = x;
+        if (bp->split && g->lat_ring[j] >> 31)
+            bp->lat_miss[bp->nmiss++] = x;
+        else if (bp->split)
+            bp->lat_hit[bp->nhit++] = x;
+    }
+}
+
+/* The standard deviation of the warps' instructions issued within each resident CTA, root mean
+ * square over the CTAs (gpuest_sample_unit_t.warp_spread). */
+static double warp_spread(const sim_gpu_t *g)
+{
+    double ss = 0;
+    int n = 0, C = g->cfg->core.ctas_per_sm, W = g->cfg->core.warps_per_sm;
+    for (int i = 0; i < g->nsm; i++)
+        for (int c = 0; c < C; c++) {
+            if (!g->sm[i].ctas[c].used)
+                continue;
+            double s1 = 0, s2 = 0;
+            int nw = 0;
+            for (int w = 0; w < W; w++) {
+                const sim_warp_t *x = &g->sm[i].warps[w];
+                if (x->state != WS_EMPTY && x->state != WS_DONE && x->cta_slot == c) {
+                    s1 += (double)x->issued;
+                    s2 += (double)x->issued * (double)x->issued;
+                    nw++;
+                }
+            }
+            if (nw < 2)
+                continue;
+            double m = s1 / nw, var = (s2 - nw * m * m) / (nw - 1);
+            ss += var > 0 ? var : 0;
+            n++;
+        }
+    return n ? sqrt(ss / n) : 0.0;
+}
+
 /* Detailed warming and one measured unit of `insts` warp instructions starting at the kernel's
  * instruction `target` (its systematic position, fixed before the run reaches it).
  *
@@ -1196,6 +1269,7 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
     size_t nwarm = n;
     u->warm_insts = a.v[SC_warp_insts] - w0;
     u->cta_spread = cta_spread(g);
+    u->warp_spread = warp_spread(g);
     g->lat_pos = 0; /* the miss latencies of this unit only (ff_backpressure_t) */
     double inflight = 0;
     for (;;) { /* the unit: up to, not including, the cycle that issues instruction target + insts */
@@ -1235,12 +1309,14 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
         double lines = (double)(b.v[SC_l1_accesses] - a.v[SC_l1_accesses] + b.v[SC_write_reqs] - a.v[SC_write_reqs]);
         double stalls = (double)(b.v[SC_l1_mshr_stalls] - a.v[SC_l1_mshr_stalls] + b.v[SC_l1_missq_stalls] -
                                  a.v[SC_l1_missq_stalls]);
-        if (lines > 0)
+        double sent = (double)(b.v[SC_read_reqs] - a.v[SC_read_reqs] + b.v[SC_write_reqs] - a.v[SC_write_reqs]);
+        if (r->miss_stalls) { /* stall cycles per request that left the L1 */
+            if (sent > 0)
+                r->tm.ldst_occ = 1.0 + stalls / sent;
+        } else if (lines > 0)
             r->tm.ldst_occ = 1.0 + stalls / lines;
-        if (g->lat_pos > 0) {
-            r->bp.nlat = (uint32_t)(g->lat_pos < g->lat_cap ? g->lat_pos : g->lat_cap);
-            memcpy(r->bp.lat, g->lat_ring, r->bp.nlat * sizeof *r->bp.lat);
-        }
+        if (g->lat_pos > 0)
+            bp_take_latencies(g, &r->bp);
     }
     u->l1_accesses = b.v[SC_l1_accesses] - a.v[SC_l1_accesses];
     u->l1_hits = b.v[SC_l1_hits] - a.v[SC_l1_hits];
@@ -1420,13 +1496,17 @@ static gpuest_err bp_alloc(sim_gpu_t *g, ff_backpressure_t *bp, uint64_t seed)
     g->lat_pos = 0;
     g->lat_ring = calloc(FF_LAT_RING, sizeof *g->lat_ring);
     bp->lat = calloc(FF_LAT_RING, sizeof *bp->lat);
-    return rc == GPUEST_OK && g->lat_ring && bp->lat ? GPUEST_OK : GPUEST_ENOMEM;
+    bp->lat_hit = calloc(FF_LAT_RING, sizeof *bp->lat_hit);
+    bp->lat_miss = calloc(FF_LAT_RING, sizeof *bp->lat_miss);
+    return rc == GPUEST_OK && g->lat_ring && bp->lat && bp->lat_hit && bp->lat_miss ? GPUEST_OK : GPUEST_ENOMEM;
 }
 
 static void bp_free(sim_gpu_t *g, ff_backpressure_t *bp)
 {
     gpuest_rng_destroy(bp->rng);
     free(bp->lat);
+    free(bp->lat_hit);
+    free(bp->lat_miss);
     free(g->lat_ring);
     g->lat_ring = NULL;
     memset(bp, 0, sizeof *bp);
@@ -1447,6 +1527,8 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     gpuest_err rc = ff_alloc(g, &r);
     if (rc == GPUEST_OK && o->ff_backpressure && !o->reference)
         rc = bp_alloc(g, &r.bp, o->seed);
+    r.bp.split = o->ff_l2_split;
+    r.miss_stalls = o->ff_miss_stalls;
     rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
                          : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
     out->ff_seconds = r.ff_seconds;

@@ -406,6 +406,13 @@ typedef struct {
                            * cycles per line (stalls on full MSHRs or miss queue included), and a load that
                            * misses waits a latency drawn from the unit's own L1 miss latencies instead of
                            * their mean (`gpuest sample --ff-backpressure`; docs/estimator.md) */
+    int ff_miss_stalls;   /* 1 (with ff_backpressure): the LD/ST unit's stall cycles are measured per request
+                           * that left the L1 (L1 misses, stores, atomics) and charged to those only; an L1
+                           * hit holds it one cycle a line (`gpuest sample --ff-miss-stalls`; docs/estimator.md,
+                           * "Sampled simulation: gemm") */
+    int ff_l2_split;      /* 1 (with ff_backpressure): a line that misses the L1 in fast-forward waits a latency
+                           * drawn from the last unit's L2 hits when its fast-forwarded L2 lookup hits, from
+                           * its L2 misses otherwise (`gpuest sample --ff-l2-split`; docs/estimator.md) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
@@ -429,6 +436,9 @@ typedef struct {
     uint64_t dram_reads, dram_writes, dram_row_hits;
     double cta_spread;         /* at the unit's start: standard deviation, over the resident CTAs, of their
                                 * warps' mean instructions issued (how far apart the CTAs stand) */
+    double warp_spread;        /* at the unit's start: standard deviation of the warps' instructions issued
+                                * within each resident CTA, root mean square over the CTAs (how far apart
+                                * a CTA's warps stand: in gemm they share their B lines in the L1) */
 } gpuest_sample_unit_t;
 
 typedef struct {

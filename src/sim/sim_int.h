@@ -87,6 +87,7 @@ typedef struct {
     uint8_t reply_sectors;  /* data filtering: sectors the reply carries (0: the whole line; 0x10: none) */
     uint8_t pdr;            /* data filtering: a partial data request of the L1D's sector mode */
     uint8_t answered;       /* data filtering: its warp was answered by another reply of the line (l1_sector.c) */
+    uint8_t l2_miss;        /* the L2 missed it (a DRAM read or an L2 MSHR merge): the sampler's latency draws */
 } sim_req_t;
 
 typedef struct {
@@ -520,7 +521,8 @@ struct sim_gpu_s {
     gpuest_error_t *err; /* the run's error report */
     struct sim_probe_s *probe; /* remote-L1 probing (probe.c), NULL when no probing hook is set */
     /* run control (sample.c): when lat_ring is set, each data read's L1 miss latency (core cycles,
-     * request to reply) goes into this ring of lat_cap entries at lat_pos (sm.c) */
+     * request to reply; the top bit set when the L2 missed it) goes into this ring of lat_cap entries
+     * at lat_pos (sm.c) */
     uint32_t *lat_ring;
     uint32_t lat_cap;
     uint64_t lat_pos;

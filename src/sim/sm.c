@@ -541,7 +541,8 @@ gpuest_err sim_sm_receive(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err)
         g->ctr.v[SC_read_done]++;
         g->ctr.v[SC_miss_fs] += (uint64_t)(g->now - q->t_created);
         if (g->lat_ring)
-            g->lat_ring[g->lat_pos++ % g->lat_cap] = (uint32_t)((g->now - q->t_created) / g->period[GPUEST_CLK_CORE]);
+            g->lat_ring[g->lat_pos++ % g->lat_cap] = /* the top bit: the L2 missed it */
+                (uint32_t)((g->now - q->t_created) / g->period[GPUEST_CLK_CORE]) | (uint32_t)q->l2_miss << 31;
         g->ctr.v[SC_req_fs] += (uint64_t)(q->t_accept - q->t_created);
         g->ctr.v[SC_mem_fs] += (uint64_t)(q->t_reply - q->t_accept);
         g->ctr.v[SC_reply_fs] += (uint64_t)(g->now - q->t_reply);
