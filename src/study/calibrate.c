@@ -85,17 +85,6 @@ static gpuest_err loo_predict(const gpuest_config_t *cfg, const gpuest_calibrati
 /* What chooses between the two forms: the leave-one-configuration-out IPC error. */
 static double form_score(const gpuest_calibration_t *c) { return c->cv_ipc; }
 
-/* 1 when p lies inside the parameter bounds (a usable start for the fit) */
-static int params_usable(const gpuest_gpu_params_t *p)
-{
-    double th[GPUEST_GPU_PARAMS];
-    gpuest_gpu_params_to_vec(p, th);
-    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
-        if (!(th[j] >= gpuest_gpu_param_lo[j] && th[j] <= gpuest_gpu_param_hi[j]))
-            return 0;
-    return 1;
-}
-
 /* With a warp profile both forms of the closed model are fitted, the scoreboard model (warps as
  * customers) and the token model (read tokens, alpha per warp), and the one with the smaller
  * leave-one-configuration-out IPC error is kept (a tie keeps the scoreboard model): on some
@@ -170,15 +159,11 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
     phase_set_t ps;
     ps.n = gpuest_calibration_model_phases(c, ps.ph);
     GPUEST_TRY(build_points(cfg, c, &ps, -1, pts, &np, err));
-    gpuest_gpu_params_t prev = c->fit.params;
+    /* The fit starts from the fixed starts only, never from the parameters a file had: a refit is then
+     * a function of the stored runs alone, and `--refit` of a committed calibration reproduces it
+     * (with the file's parameters as a fourth start, a second refit moved three mesh56 fits to other
+     * minima, mesh56 validation 4.60 -> 5.18 %: docs/estimator.md, "Refits reproduce"). */
     gpuest_err rc = gpuest_gpu_fit(pts, np, &c->fit, err);
-    /* A refit also starts from the parameters it had (a fourth start): the fixed starts can miss the
-     * basin an earlier fit found, and the refit should not end worse than they are. */
-    if (rc == GPUEST_OK && params_usable(&prev)) {
-        gpuest_fit_result_t again;
-        if (gpuest_gpu_fit_from(pts, np, &prev, &again, err) == GPUEST_OK && again.chi2 < c->fit.chi2)
-            c->fit = again;
-    }
     c->util_lo = 1e9;
     c->util_hi = 0.0;
     for (int i = 0; rc == GPUEST_OK && i < np; i++) {
