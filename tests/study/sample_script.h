@@ -15,6 +15,10 @@
 
 typedef struct {
     int open; /* warps opened and not yet closed */
+    /* a one-launch script (sample_script_one): its launch and its iterations per warp */
+    const char *name;
+    uint32_t ctas, warps, iters;
+    int launched;
 } sample_script_t;
 
 /* One warp's record; a test that needs more keeps it in `step`/`i`/`kernel`. */
@@ -80,6 +84,32 @@ static inline void sample_script_source(gpuest_sim_source_t *src, void *ctx,
     src->warp_open = sample_script_warp_open;
     src->warp_next = warp_next;
     src->warp_close = sample_script_warp_close;
+}
+
+/* next_launch of a one-launch script: s->ctas CTAs of s->warps warps named s->name. */
+static inline gpuest_err sample_script_one_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_error_t *err)
+{
+    (void)err;
+    sample_script_t *s = ctx;
+    *done = s->launched == 1;
+    if (!*done) {
+        s->launched++;
+        sample_script_launch(l, s->name, 0, s->ctas, s->warps);
+    }
+    return GPUEST_OK;
+}
+
+/* A source of one launch whose warps run warp_next for `iters` iterations (warp_next reads them). */
+static inline void sample_script_one(gpuest_sim_source_t *src, sample_script_t *s, const char *name, uint32_t ctas,
+                                     uint32_t warps, uint32_t iters,
+                                     gpuest_err (*warp_next)(void *, void *, gpuest_inst_t *, gpuest_error_t *))
+{
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->ctas = ctas;
+    s->warps = warps;
+    s->iters = iters;
+    sample_script_source(src, s, sample_script_one_launch, warp_next);
 }
 
 #endif

@@ -35,27 +35,8 @@
 #define WARPS 8u
 #define SHARED_BASE 0x40000000ull
 
-typedef struct {
-    sample_script_t base; /* first: the shared scaffolding's view of the context */
-    uint32_t ctas, iters;
-    int launched;
-} script_t;
-
+typedef sample_script_t script_t;
 typedef sample_script_warp_t script_warp_t;
-
-static gpuest_err next_launch(void *ctx, gpuest_launch_t *l, int *done, gpuest_error_t *err)
-{
-    (void)err;
-    script_t *s = ctx;
-    if (s->launched == 1) {
-        *done = 1;
-        return GPUEST_OK;
-    }
-    s->launched++;
-    sample_script_launch(l, "shared_use", 0, s->ctas, WARPS);
-    *done = 0;
-    return GPUEST_OK;
-}
 
 static void load_line(gpuest_inst_t *in, uint64_t addr, uint8_t dst)
 {
@@ -96,10 +77,7 @@ static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_err
 
 static void script_source(gpuest_sim_source_t *src, script_t *s, uint32_t ctas, uint32_t iters)
 {
-    memset(s, 0, sizeof *s);
-    s->ctas = ctas;
-    s->iters = iters;
-    sample_script_source(src, s, next_launch, warp_next);
+    sample_script_one(src, s, "shared_use", ctas, WARPS, iters, warp_next);
 }
 
 #define CTAS 450u
