@@ -41,7 +41,7 @@
 
 enum {
     ST_ISS, ST_HIT, ST_SMINJ, ST_REQNET, ST_L2, ST_ROP, ST_BANKS, ST_BUS, ST_DRAMLAT, ST_COMP, ST_INJ, ST_REPNET,
-    ST_SMEJ, ST_DECOMP, ST_HOT0, ST_HOT1, ST_LDST, ST_COUNT
+    ST_SMEJ, ST_DECOMP, ST_HOT0, ST_HOT1, ST_LDST, ST_PHAND, ST_COUNT
 };
 
 const char *const gpuest_gpu_param_names[GPUEST_GPU_PARAMS] = {"alpha", "eta", "kappa"};
@@ -648,6 +648,15 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double rs = t ? clamp01(t->remote_read_share) : 0.0, mem_keep = 1.0 - rs;
     double rnet = t ? clamp01(t->remote_net_share) : 0.0, net_keep = 1.0 - rs * (1.0 - rnet);
     double probe_trips = t && t->probe_extra_trips > 0 ? t->probe_extra_trips : 0.0;
+    /* With probe_trip_scale set, the probes' traversals (SM to SM) are priced apart from the
+     * requests': at the request network's zero-load SM-to-MC delay x the scale (their hops against
+     * a request's). A probe does not queue for the MC-bound links and ports whose load makes up most
+     * of the loaded delay d_req; its own load on the SM-to-SM paths is left out. */
+    double probe_zl = 0.0;
+    if (t && t->probe_trip_scale > 0) {
+        probe_zl = probe_trips * t->probe_trip_scale;
+        probe_trips = 0.0;
+    }
     /* PCU coalescing (t->reply_packets_saved): one L2 access, one reply injection and, on the
      * multicast tree's trunk from the MC, one packet per group of reads. The open network model
      * carries the replies' flits per read x (1 - saved) (exact on the trunk's links next to the
@@ -708,9 +717,13 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     st[ST_SMINJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, 0.0, 1.0};
     dr[ST_SMINJ] = m->req_flits * tf;
     dw[ST_SMINJ] = write_flits * tf; /* a write carries its data */
+    /* the lines a remote L1 sends travel on the reply network: through the SM's one injection
+     * link when the classes share a network (VC split), through the SM's own port of the reply
+     * network, which nothing else loads, when they are separate networks (physical split) */
+    double sm_data = c->noc.class_split == GPUEST_SPLIT_PHYSICAL ? 0.0 : 1.0;
     if (t && (rs > 0 || t->probe_msgs_per_read > 0)) /* remote data replies, probes and NACKs */
-        dr[ST_SMINJ] += (rs * rnet * rep_mean + t->probe_msgs_per_read * m->req_flits) * tf;
-    dr[ST_SMINJ] += (fwd * rep_mean + back * m->req_flits) * tf; /* LA-LLC: the sharers' data, the returns */
+        dr[ST_SMINJ] += (sm_data * rs * rnet * rep_mean + t->probe_msgs_per_read * m->req_flits) * tf;
+    dr[ST_SMINJ] += (sm_data * fwd * rep_mean + back * m->req_flits) * tf; /* LA-LLC: the sharers' data, the returns */
     probe_trips += fwd + 2.0 * back; /* LA-LLC: MC -> sharer (and sharer -> L2) on the request network */
     /* a read a remote L1 answers (probing over the network, LA-LLC) waits for that L1's lookup (the
      * simulator's probe handler sends the data one L1 hit latency after taking the probe) */
@@ -746,12 +759,24 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         st[ST_LDST] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, r * ldst_demand(w, lines_per_read, wpr, miss_now), S, 1,
                                               1, 1.0, 1.0};
 
+    /* Remote-L1 probing: the probe handler of the SMs a chain visits, one L1 lookup per visit on
+     * a cycle the local LD/ST unit leaves the L1 port free (probe.c, handle_probe); by symmetry
+     * every SM's handler takes as many visits as its own reads send. A queue per SM whose service
+     * stretches by the port's local use (below, from the LD/ST station of the last solve). */
+    double visit_d = t && t->probe_visits_per_read > 0 ? t->probe_visits_per_read : 0.0;
+    double port_share = ldst && ldst_demand(w, lines_per_read, wpr, miss_now) > 0
+                            ? (lines_per_read + wpr) / ldst_demand(w, lines_per_read, wpr, miss_now)
+                            : 0.0;
+    if (visit_d > 0)
+        st[ST_PHAND] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, r * visit_d, S, 1, 1, 0.0, 1.0};
+
     double n = k.n > 1e-3 ? k.n : 1e-3;
     out->tokens_per_sm = n;
     /* open-model scale (request flits per SM per interconnect cycle) per read per core cycle */
     double per_x = m->icnt * m->req_flits / S * (1 + wpr);
     double d_req = 0, d_rep = 0, link_mean = 0;
     GPUEST_TRY(noc_delays(m, 0.0, p->kappa, &d_req, &d_rep, &link_mean, err));
+    double d_req0 = d_req; /* zero load: what a probe traversal pays (probe_zl) */
     int promoted[2] = {0, 0};
     for (int h = 0; h < 2; h++) {
         promoted[h] = m->hot_load[h] > 0;
@@ -776,8 +801,10 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             double uw = x * r * wpr * dw[i] / reps;
             st[i].demand = inflate(r * dr[i], uw);
         }
-        st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips) + pm * remote_l1;
+        st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips) + pm * (remote_l1 + d_req0 * probe_zl);
         st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf) * net_keep;
+        if (visit_d > 0) /* the port's local use: the LD/ST station's utilisation x its port share */
+            st[ST_PHAND].demand = inflate(r * visit_d, it > 1 && ldst ? a.util[ST_LDST] * port_share : 0.0);
         GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, it > 1 ? &a : NULL, &a, err));
         x = a.x;
         double scale = x * r * per_x;
@@ -823,7 +850,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         if (dchange < 1e-6 && xchange < 1e-7)
             break;
     }
-    st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips) + pm * remote_l1;
+    st[ST_REQNET].demand = pm * d_req * (net_keep + probe_trips) + pm * (remote_l1 + d_req0 * probe_zl);
     st[ST_REPNET].demand = pm * (rep_surrogate(d_rep, st, r) + rep_ser_back * tf) * net_keep;
     GPUEST_TRY(gpuest_model_amva_from(st, ST_COUNT, S, n, 1e-10, &a, &a, err));
     out->outer_iterations = it > 100 ? 100 : it;

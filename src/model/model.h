@@ -382,6 +382,15 @@ typedef struct {
      * replayed, the mean-value formula gpuest_model_dq_wait is used). */
     double l1_dq_wait_at[GPUEST_MODEL_DQ_SPACINGS];
     double l1c_dq_wait_at[4][GPUEST_MODEL_DQ_SPACINGS];
+    /* Remote-L1 probing: a probe traversal (SM to SM) in units of a request's SM-to-MC traversal
+     * at zero load: mean hops of the scheme's probe traversals over the mean SM-to-MC hops (1 on a
+     * crossbar; the index selector's chain goes to the next SM, mostly one hop on a mesh). 0: the
+     * traversals (probe_extra_trips) are priced at the request network's loaded delay, as before. */
+    double probe_trip_scale;
+    /* Remote-L1 probing: probe lookups at other SMs' L1s per read (the visits of probe_msgs_per_read,
+     * without the NACKs home). Each takes the visited L1's port for a cycle the local LD/ST unit
+     * leaves free (the simulator's probe handler, local accesses first); 0: not modelled. */
+    double probe_visits_per_read;
 } gpuest_model_transform_t;
 
 /* Decision rules of the adaptive compressed L1 (l1c_rule.c). */

@@ -22,9 +22,17 @@
  * taken as a random choice (a lower bound of its hit rate when C < N - 1; exact when C = N - 1);
  * two-level probing, deflections, timeouts and the SM-to-SM links in the open NoC model are left
  * out.
- *  rp  RP(C,S,P) and ccn (RP(N-1,1,1), index selector): as ip, but the PC sharing predictor takes a
- *      share rho of all misses, shared or not; rho is the predictor's fixed point (one predictor
- *      over all PCs) for the remote-hit probability g of a probed miss (tech_probe_pred_rate);
+ * In flight (fifth session): the walk is lockstep, so SMs whose CTAs read the same line do so within
+ * a few misses of each other, where a timed machine still has the first reader's line in flight;
+ * a holder counts only once its line has been in its L1 for num_sms x l1.mshrs of the launch's
+ * misses (tech_probe_holder_delay: the most misses the machine holds in flight), for PP / DP / IP /
+ * RP / CCN and for LA-LLC's last reader (its forward can overtake the reader's reply waiting in the
+ * MC's reply queue). Traversals are priced by probe_hops.c (probe_trip_scale) and the lookups at the
+ * visited L1s are counted (probe_visits_per_read).
+ *  rp  RP(C,S,P) and ccn (RP(N-1,1,1), index selector): as ip, but the PC sharing predictor takes
+ *      misses shared or not; it is run per SM and PC over the walk's misses from its cold start
+ *      (probe_pred_walk.c; until the fourth session its fixed point, tech_probe_pred_rate, which
+ *      short runs never reach);
  *  la_llc  the walk mirrors the simulator's last-reader table at the L2 and counts the misses whose
  *      last reader is another SM still holding the line / not any more; the model takes them x its
  *      L2 hit rate (only hits are forwarded). */
@@ -84,21 +92,24 @@ static void map_search(int others, int C, int S, double rate, double take_shared
     S = S < C ? S : C;
     double q = S >= 2 ? 1.0 : rate; /* probability a taken miss sends probes (S with P, else S - 1 = 0) */
     int L = (C + S - 1) / S;        /* cores per probe chain */
-    double found = 0.0, msgs = 0.0, trips = 0.0;
+    double found = 0.0, msgs = 0.0, trips = 0.0, visits = 0.0;
     for (int k = 1; k <= GPUEST_CHARACT_MAX_HOLDERS; k++) {
         double n = (double)holders[k] * q * take_shared, f = tech_probe_find_prob(others, C, k);
         double v = chain_visits(others, L, k), none = tech_probe_find_prob(others, L, k);
         found += n * f;
         msgs += n * S * (v + (1.0 - none));             /* visits, and a NACK from each empty chain */
+        visits += n * S * v;
         trips += n * (f * (v - 1.0) + (1.0 - f) * (L + 1)); /* found: the chain's visits for the L2's one */
     }
     double fp = (double)holders[0] * q * take_none; /* misses no L1 can answer, probed all the same */
     msgs += fp * S * (L + 1);
+    visits += fp * S * L;
     trips += fp * (L + 1);
     out->remote_read_share = found / m;
     out->remote_net_share = 1.0;
     out->probe_msgs_per_read = msgs / m;
     out->probe_extra_trips = trips / m;
+    out->probe_visits_per_read = visits / m;
 }
 
 /* P(X >= thr) for X ~ Binomial(n, g). */
@@ -160,6 +171,7 @@ void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t 
     int others = cfg->core.num_sms - 1, C = t->probe_cores < others ? t->probe_cores : others;
     if (t->probing == GPUEST_PROBE_IP) {
         map_search(others, C, t->probe_count, t->probe_rate, 1.0, 1.0 - t->probe_precision, misses, holders, out);
+        out->probe_trip_scale = tech_probe_trip_scale(cfg, t->probe_selector == GPUEST_PROBE_SEL_INDEX);
         return;
     }
     /* RP(C,S,P) and CCN = RP(N-1,1,1) (index selector: every other core, so a sharer is always
@@ -180,11 +192,77 @@ void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t 
     map_search(others, C, S, rate, rho, rho, misses, holders, out);
 }
 
+uint64_t tech_probe_holder_delay(const gpuest_config_t *cfg)
+{
+    int sms = cfg->core.num_sms > 0 ? cfg->core.num_sms : 1, mshrs = cfg->l1.mshrs > 0 ? cfg->l1.mshrs : 1;
+    return (uint64_t)sms * (uint64_t)mshrs;
+}
+
+/* RP(C,S,P) and CCN = RP(N-1,1,1) (index selector: every other core, so a sharer is always found):
+ * the search's C, S and P */
+static void rp_search(const gpuest_config_t *cfg, int *others, int *C, int *S, double *rate)
+{
+    const gpuest_technique_cfg_t *t = &cfg->technique;
+    *others = cfg->core.num_sms - 1;
+    *C = t->probe_cores < *others ? t->probe_cores : *others;
+    *S = t->probe_count;
+    *rate = t->probe_rate;
+    if (t->probing == GPUEST_PROBE_CCN) {
+        *C = *others;
+        *S = 1;
+        *rate = 1.0;
+    }
+}
+
+void tech_probe_map_probed(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *probed,
+                           gpuest_model_transform_t *out)
+{
+    int others, C, S;
+    double rate;
+    rp_search(cfg, &others, &C, &S, &rate);
+    if (misses == 0)
+        return;
+    map_search(others, C, S, rate, 1.0, 1.0, misses, probed, out);
+    int index = cfg->technique.probing == GPUEST_PROBE_CCN || cfg->technique.probe_selector == GPUEST_PROBE_SEL_INDEX;
+    out->probe_trip_scale = tech_probe_trip_scale(cfg, index);
+}
+
+static gpuest_err ppw_on_miss(void *ctx, int sm, uint32_t pc, int holders, gpuest_error_t *err)
+{
+    (void)err;
+    tech_ppw_miss(ctx, sm, pc, holders);
+    return GPUEST_OK;
+}
+
+/* RP / CCN: the predictor run over the walk's misses (probe_pred_walk.c) */
+static gpuest_err rp_transform(const gpuest_technique_env_t *env, gpuest_charact_opts_t *o,
+                               gpuest_model_transform_t *out, gpuest_error_t *err)
+{
+    const gpuest_config_t *cfg = env->cfg;
+    int others, C, S;
+    double rate;
+    rp_search(cfg, &others, &C, &S, &rate);
+    tech_ppw_t *w = NULL;
+    double send = (S < C ? S : C) >= 2 ? 1.0 : rate;
+    GPUEST_TRY(tech_ppw_create(o->num_sms, others, C, send, &w, err));
+    o->miss_cb = ppw_on_miss;
+    o->access_ctx = w;
+    gpuest_err rc = gpuest_workload_characterize(env->launches, o, NULL, NULL, w, NULL, err);
+    if (rc == GPUEST_OK && tech_ppw_misses(w) == 0)
+        rc = gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                         "technique.probing: the workload reads no line, so there is no remote hit rate to measure");
+    if (rc == GPUEST_OK)
+        tech_probe_map_probed(cfg, tech_ppw_misses(w), tech_ppw_probed(w), out);
+    tech_ppw_destroy(w);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ LA-LLC */
 
 typedef struct {
     uint64_t line;
-    int sm; /* -1: empty */
+    int sm;     /* -1: empty */
+    uint64_t t; /* the walk's misses before that read */
 } llc_last_t;
 
 struct tech_llc_walk_s {
@@ -192,6 +270,7 @@ struct tech_llc_walk_s {
     llc_last_t *last;
     size_t entries;
     uint64_t misses, hold, gone;
+    uint64_t delay; /* a last reader's line counts once it has been in its L1 this many misses */
 };
 
 gpuest_err tech_llc_walk_create(int sms, int sets, int assoc, size_t entries, tech_llc_walk_t **out,
@@ -210,7 +289,7 @@ gpuest_err tech_llc_walk_create(int sms, int sets, int assoc, size_t entries, te
         return rc;
     }
     for (size_t k = 0; k < w->entries; k++)
-        w->last[k] = (llc_last_t){0, -1};
+        w->last[k] = (llc_last_t){0, -1, 0};
     *out = w;
     return GPUEST_OK;
 }
@@ -226,6 +305,8 @@ void tech_llc_walk_destroy(tech_llc_walk_t *w)
 
 void tech_llc_walk_flush(tech_llc_walk_t *w) { tech_l1cm_flush(w->l1); }
 
+void tech_llc_walk_set_delay(tech_llc_walk_t *w, uint64_t delay) { w->delay = delay; }
+
 void tech_llc_walk_access(tech_llc_walk_t *w, int sm, uint64_t line, int is_load)
 {
     int hc;
@@ -235,15 +316,18 @@ void tech_llc_walk_access(tech_llc_walk_t *w, int sm, uint64_t line, int is_load
     }
     if (tech_l1cm_access(w->l1, sm, line, GPUEST_LINE_BYTES, &hc))
         return; /* an L1 hit never reaches the L2 */
-    w->misses++;
+    uint64_t now = w->misses++;
     /* the simulator's last-reader table: direct mapped by (line ^ line >> 17), updated by every read */
     llc_last_t *e = &w->last[(line ^ (line >> 17)) % w->entries];
     int last = e->line == line ? e->sm : -1;
+    uint64_t then = e->t;
     e->line = line;
     e->sm = sm;
+    e->t = now;
     if (last < 0 || last == sm)
         return;
-    if (tech_l1cm_holds(w->l1, last, line))
+    /* a last reader whose line is still in flight does not hold it yet: the read comes back */
+    if (then + w->delay <= now && tech_l1cm_holds(w->l1, last, line))
         w->hold++;
     else
         w->gone++;
@@ -281,6 +365,10 @@ static gpuest_err llc_transform(const gpuest_technique_env_t *env, gpuest_model_
     size_t entries = 2 * (size_t)nmc * (size_t)(cfg->l2.size_per_mc_bytes / GPUEST_LINE_BYTES + 1);
     tech_llc_walk_t *w = NULL;
     GPUEST_TRY(tech_llc_walk_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, entries, &w, err));
+    /* the probes' in-flight window: the forward leaves on the request network at once, while the
+     * last reader's own reply may still wait in the MC's reply queue (or its L2 miss in DRAM), so
+     * a forward can reach the last reader before its line does; then the read comes back */
+    tech_llc_walk_set_delay(w, tech_probe_holder_delay(cfg));
     o.access_cb = llc_on_access;
     o.access_ctx = w;
     gpuest_err rc = gpuest_workload_characterize(env->launches, &o, llc_on_launch, NULL, w, NULL, err);
@@ -303,6 +391,9 @@ gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_
         return llc_transform(env, out, err);
     gpuest_charact_opts_t o;
     tech_walk_opts(cfg, &o);
+    o.holder_delay = tech_probe_holder_delay(cfg); /* a line still in flight answers no probe */
+    if (cfg->technique.probing == GPUEST_PROBE_RP || cfg->technique.probing == GPUEST_PROBE_CCN)
+        return rp_transform(env, &o, out, err);
     holders_t h;
     memset(&h, 0, sizeof h);
     GPUEST_TRY(gpuest_workload_characterize(env->launches, &o, on_launch, NULL, &h, NULL, err));

@@ -63,6 +63,25 @@ void tech_llc_walk_flush(tech_llc_walk_t *w);
 void tech_llc_walk_shares(const tech_llc_walk_t *w, double *hold, double *gone);
 void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *holders,
                     gpuest_model_transform_t *out);
+/* probe_pred_walk.c: RP/CCN's PC sharing predictor (one per SM) over the walk's read misses; a miss
+ * of sm at pc with k other holders; 1 when it is probed (a probed miss answers with probability
+ * send x tech_probe_find_prob(others, cores, k), dealt per SM by error diffusion). */
+typedef struct tech_ppw_s tech_ppw_t;
+gpuest_err tech_ppw_create(int sms, int others, int cores, double send, tech_ppw_t **out, gpuest_error_t *err);
+void tech_ppw_destroy(tech_ppw_t *w);
+int tech_ppw_miss(tech_ppw_t *w, int sm, uint32_t pc, int k);
+uint64_t tech_ppw_misses(const tech_ppw_t *w);
+const uint64_t *tech_ppw_probed(const tech_ppw_t *w); /* probed misses by k, 0..GPUEST_CHARACT_MAX_HOLDERS */
+/* probing_model.c: the walk's in-flight window, in read misses of all SMs (num_sms x l1.mshrs, the
+ * most misses the machine holds in flight); the mapping of RP/CCN's probed misses by k. */
+uint64_t tech_probe_holder_delay(const gpuest_config_t *cfg);
+void tech_probe_map_probed(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *probed,
+                           gpuest_model_transform_t *out);
+/* probe_hops.c: mean hops of a probe traversal (SM to SM; index_selector 1: to the next SM in
+ * index order, 0: to any other SM) over the mean hops of an SM-to-MC request; 1 off a mesh. */
+double tech_probe_trip_scale(const gpuest_config_t *cfg, int index_selector);
+/* LA-LLC's walk: a last reader counts as holding the line only once its read is `delay` misses old. */
+void tech_llc_walk_set_delay(tech_llc_walk_t *w, uint64_t delay);
 /* l1c_model.c: the model transform of technique.l1_compression's static policies, and the
  * compressed L1 it walks (per SM: sets x 4*assoc tags, assoc x 4 sub-blocks of 32 bytes per set,
  * LRU lines dropped until a fill fits; exposed for the tests). */

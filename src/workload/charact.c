@@ -15,6 +15,8 @@ void gpuest_charact_opts_default(gpuest_charact_opts_t *o)
     o->access_cb = NULL;
     o->access_ctx = NULL;
     o->inst_cb = NULL;
+    o->holder_delay = 0;
+    o->miss_cb = NULL;
 }
 
 /* ------------------------------------------------------------ line table
@@ -82,12 +84,14 @@ typedef struct {
     uint64_t lru;
     uint8_t first, all;
     uint8_t inconsistent;
+    uint64_t fill;      /* the launch's read-miss count when the line came in */
 } l1_way_t;
 
 typedef struct {
     l1_way_t *ways;     /* num_sms * sets * assoc */
     int sets, assoc;
     uint64_t clock;
+    uint64_t miss_clock; /* the launch's read misses before the current one */
 } l1_model_t;
 
 static void gen_record(gpuest_charact_t *st, const l1_way_t *w)
@@ -126,11 +130,13 @@ static int l1_access(l1_model_t *m, gpuest_charact_t *st, int sm, uint64_t line,
     victim->lru = m->clock;
     victim->first = victim->all = sectors;
     victim->inconsistent = 0;
+    victim->fill = m->miss_clock;
     return 0;
 }
 
-/* How many SMs other than sm hold the line in their L1 now. */
-static int l1_holders(const l1_model_t *m, int num_sms, int sm, uint64_t line)
+/* How many SMs other than sm hold the line in their L1 now, counting a line only once it has
+ * been there for `delay` read misses (a line still in flight cannot answer). */
+static int l1_holders(const l1_model_t *m, int num_sms, int sm, uint64_t line, uint64_t delay)
 {
     uint64_t k = key(line);
     size_t set = (size_t)((line / GPUEST_LINE_BYTES) % (uint64_t)m->sets);
@@ -141,7 +147,7 @@ static int l1_holders(const l1_model_t *m, int num_sms, int sm, uint64_t line)
         const l1_way_t *w = &m->ways[((size_t)o * (size_t)m->sets + set) * (size_t)m->assoc];
         for (int i = 0; i < m->assoc; i++)
             if (w[i].line == k) {
-                n++;
+                n += w[i].fill + delay <= m->miss_clock;
                 break;
             }
     }
@@ -218,9 +224,13 @@ static gpuest_err on_request(run_t *r, int sm, const gpuest_inst_t *in, const gp
         return GPUEST_OK;
     /* a miss: the same sharing test over the misses only, time counted in misses */
     st->miss_reads++;
-    int holders = l1_holders(&r->l1, r->o->num_sms, sm, q->line);
-    st->miss_holders[holders < GPUEST_CHARACT_MAX_HOLDERS ? holders : GPUEST_CHARACT_MAX_HOLDERS]++;
+    int holders = l1_holders(&r->l1, r->o->num_sms, sm, q->line, r->o->holder_delay);
+    holders = holders < GPUEST_CHARACT_MAX_HOLDERS ? holders : GPUEST_CHARACT_MAX_HOLDERS;
+    st->miss_holders[holders]++;
+    if (r->o->miss_cb)
+        GPUEST_TRY(r->o->miss_cb(r->o->access_ctx, sm, in->pc, holders, err));
     uint64_t mt = r->now_miss++;
+    r->l1.miss_clock = r->now_miss;
     other = -1;
     if (e->msm_a >= 0 && e->msm_a != sm)
         other = e->msm_a, t_other = e->mt_a;
@@ -360,6 +370,7 @@ gpuest_err gpuest_workload_characterize(gpuest_workload_t *wl, const gpuest_char
         memcpy(r.st.kernel, l.name, sizeof r.st.kernel);   /* same size, NUL-terminated */
         r.st.launch = l.index;
         r.now = r.now_miss = 0;
+        r.l1.miss_clock = 0;
         if (r.tab.e)
             memset(r.tab.e, 0, r.tab.cap * sizeof *r.tab.e);
         r.tab.used = 0;

@@ -313,6 +313,13 @@ typedef struct {
     /* Called with access_ctx before the line requests of each memory instruction (lines: how many
      * it makes, is_load 0: a store); NULL: none. Non-OK stops the run. */
     gpuest_err (*inst_cb)(void *ctx, int sm, int is_load, int lines, gpuest_error_t *err);
+    /* miss_holders counts another SM as a holder only once its line has been in that L1 for at
+     * least this many of the launch's read misses (all SMs together): a line missed that recently
+     * is still in flight in a timed machine. Default 0 (present at once). */
+    uint64_t holder_delay;
+    /* Called with access_ctx for every read that misses the walk's L1: its SM, its instruction's
+     * pc and the holders counted for miss_holders (clipped the same way); NULL: none. */
+    gpuest_err (*miss_cb)(void *ctx, int sm, uint32_t pc, int holders, gpuest_error_t *err);
 } gpuest_charact_opts_t;
 
 void gpuest_charact_opts_default(gpuest_charact_opts_t *o);

@@ -58,8 +58,26 @@ static gpuest_err transform(const char *const *kv, const unsigned *lines, int n,
     return rc;
 }
 
-/* SMs 0, 1, 2 read line A in turn, SM 3 line B: four L1 misses with 0, 1, 2 and 0 other SMs
- * holding the line. PP: 2 of 4 served remotely, over no network. IP(55,1,1) on 56 SMs probes
+/* mesh56 with the probing keys kv[] set; the mapping of misses by other holders k (holders[k]). */
+static void map_holders(const char *const *kv, const uint64_t *h, int nh, gpuest_model_transform_t *t)
+{
+    gpuest_config_t c;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&c, "mesh56", &e), GPUEST_OK);
+    set(&c, "noc.buffer_flits=9");
+    for (int i = 0; kv[i]; i++)
+        set(&c, kv[i]);
+    uint64_t holders[GPUEST_CHARACT_MAX_HOLDERS + 1] = {0}, misses = 0;
+    for (int k = 0; k < nh; k++) {
+        holders[k] = h[k];
+        misses += h[k];
+    }
+    gpuest_model_transform_identity(t);
+    tech_probe_map(&c, misses, holders, t);
+}
+
+/* Four L1 misses with 0, 1, 2 and 0 other SMs holding the line (SMs 0, 1, 2 reading line A in
+ * turn long apart, SM 3 line B): holders {2, 1, 1}. PP: 2 of 4 served remotely, over no network. IP(55,1,1) on 56 SMs probes
  * every other core: the same 1/2, each found miss one probe walking the 55 cores in random order
  * to the first of k holders: 56 / (k + 1) cores visited (28 for one holder, 56/3 for two), one
  * packet each, and that many traversals less the L2's one. IP(15,1,1): a sharer among 15 of 55 cores with probability 15/55 (one sharer)
@@ -68,31 +86,45 @@ static gpuest_err transform(const char *const *kv, const unsigned *lines, int n,
 static void test_remote_hit_rate_by_hand(void **state)
 {
     (void)state;
-    const unsigned lines[] = {0x10000, 0x10000, 0x10000, 0x20000};
-    gpuest_error_t e = {0};
+    const uint64_t h[] = {2, 1, 1};
     gpuest_model_transform_t t;
     const char *pp[] = {"technique.probing=pp", NULL};
-    if (transform(pp, lines, 4, &t, &e) != GPUEST_OK)
-        fail_msg("%s", e.msg);
+    map_holders(pp, h, 3, &t);
     assert_float_equal(t.remote_read_share, 0.5, 0.0);
     assert_float_equal(t.remote_net_share, 0.0, 0.0);
     assert_float_equal(t.probe_msgs_per_read, 0.0, 0.0);
     const char *all[] = {"technique.probing=ip", "technique.probe_cores=55", "technique.probe_count=1",
                          "technique.probe_rate=1", NULL};
-    assert_int_equal(transform(all, lines, 4, &t, &e), GPUEST_OK);
+    map_holders(all, h, 3, &t);
     assert_float_equal(t.remote_read_share, 0.5, 1e-15);
     assert_float_equal(t.remote_net_share, 1.0, 0.0);
     assert_float_equal(t.probe_msgs_per_read, (28.0 + 56.0 / 3) / 4, 1e-12);
     assert_float_equal(t.probe_extra_trips, (27.0 + 53.0 / 3) / 4, 1e-12);
     const char *ip15[] = {"technique.probing=ip", "technique.probe_cores=15", "technique.probe_count=1",
                           "technique.probe_rate=1", NULL};
-    assert_int_equal(transform(ip15, lines, 4, &t, &e), GPUEST_OK);
+    map_holders(ip15, h, 3, &t);
     assert_float_equal(t.remote_read_share, (810.0 / 2970 + 1410.0 / 2970) / 4, 1e-12);
     /* P = 0.5 with S = 1: half the taken misses go straight to the L2 */
     const char *half[] = {"technique.probing=ip", "technique.probe_cores=55", "technique.probe_count=1",
                           "technique.probe_rate=0.5", NULL};
-    assert_int_equal(transform(half, lines, 4, &t, &e), GPUEST_OK);
+    map_holders(half, h, 3, &t);
     assert_float_equal(t.remote_read_share, 0.25, 1e-15);
+}
+
+/* The same four misses walked from a trace: the four SMs miss in one round of the walk, so each
+ * line is still in flight (fewer than num_sms x l1.mshrs = 1792 misses since it was missed) and no
+ * SM holds another's: PP serves none remotely. Fails when the walk counts a line as held from the
+ * moment it is missed (the lockstep walk's upper bound, 1/2 here). */
+static void test_in_flight_lines_not_held(void **state)
+{
+    (void)state;
+    const unsigned lines[] = {0x10000, 0x10000, 0x10000, 0x20000};
+    gpuest_error_t e = {0};
+    gpuest_model_transform_t t;
+    const char *pp[] = {"technique.probing=pp", NULL};
+    if (transform(pp, lines, 4, &t, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    assert_float_equal(t.remote_read_share, 0.0, 0.0);
 }
 
 /* The subset probability against its closed forms. */
@@ -119,13 +151,15 @@ static void test_predictor_rate_by_hand(void **state)
     assert_float_equal(tech_probe_pred_rate(0.1), 0.1082956145, 1e-9);
 }
 
-/* CCN on the trace above (misses with 0, 1, 2, 0 holders on 56 SMs): every other core is probed in
- * one chain, so a probed shared miss always finds its line: g = (1 + 1) / 4 = 1/2 per probed miss;
- * the predictor probes rho = rate(1/2) of all misses, shared or not: remote share rho / 2; packets
- * rho (28 + 56/3) for the shared misses and rho x 2 x 56 for the two no L1 can answer (55 visits
- * and the NACK). LA-LLC: SM 1's miss finds SM 0 as the line's last reader, holding it; SM 2's finds
- * SM 1: 2 of 4 misses forwarded to a holder, none to a reader that lost it. Fails when RP probes
- * only shared misses (the oracle), CCN searches fewer cores, or LA-LLC counts the first reader. */
+/* CCN on the trace above (four misses in one round of the walk: every line still in flight, so k
+ * = 0 for all four on 56 SMs). Every SM's predictor starts in strong shared and probes every miss
+ * of its first window of 32, so all four are probed, shared or not: each chain visits the 55 other
+ * cores and comes home with a NACK: 56 packets and 56 traversals per miss, 55 L1 lookups, no
+ * remote hit. (The predictor's stationary law would have probed 4 in 256.) LA-LLC: SM 1's and SM
+ * 2's misses find the line's last reader (SM 0, SM 1), whose read is still in flight: both go back
+ * to the L2, none is answered. Fails when RP probes only shared misses (the oracle), CCN searches
+ * fewer cores, the predictor is taken at its fixed point, or LA-LLC counts the first reader or a
+ * line in flight as held. */
 static void test_rp_ccn_llc_by_hand(void **state)
 {
     (void)state;
@@ -135,12 +169,13 @@ static void test_rp_ccn_llc_by_hand(void **state)
     const char *ccn[] = {"technique.probing=ccn", NULL};
     if (transform(ccn, lines, 4, &t, &e) != GPUEST_OK)
         fail_msg("%s", e.msg);
-    double rho = tech_probe_pred_rate(0.5);
-    assert_float_equal(t.remote_read_share, rho * 0.5, 1e-12);
-    assert_float_equal(t.probe_msgs_per_read, rho * (28.0 + 56.0 / 3 + 2 * 56.0) / 4, 1e-12);
+    assert_float_equal(t.remote_read_share, 0.0, 0.0);
+    assert_float_equal(t.probe_msgs_per_read, 56.0, 1e-12);
+    assert_float_equal(t.probe_extra_trips, 56.0, 1e-12);
+    assert_float_equal(t.probe_visits_per_read, 55.0, 1e-12);
     const char *llc[] = {"technique.probing=la_llc", NULL};
     assert_int_equal(transform(llc, lines, 4, &t, &e), GPUEST_OK);
-    assert_true(t.llc_fwd_hold == 0.5 && t.llc_fwd_gone == 0.0);
+    assert_true(t.llc_fwd_hold == 0.0 && t.llc_fwd_gone == 0.5);
     assert_true(t.remote_read_share == 0.0 && t.probe_msgs_per_read == 0.0);
 }
 
@@ -163,6 +198,22 @@ static void test_llc_walk_by_hand(void **state)
     assert_float_equal(hold, 0.4, 1e-15);
     assert_float_equal(gone, 0.2, 1e-15);
     tech_llc_walk_destroy(w);
+    /* the same with a two-miss in-flight window: the reads at misses 1 and 3 find their last
+     * reader's read one miss old (still in flight): back to the L2; miss 4's last reader (SM 1,
+     * three misses ago) holds B, not A: 0 to a holder, 3/5 back. With a one-miss window the
+     * result is the first one's (a line is there from the next miss on). */
+    static const uint64_t delays[] = {2, 1};
+    static const double want_hold[] = {0.0, 0.4}, want_gone[] = {0.6, 0.2};
+    for (int d = 0; d < 2; d++) {
+        assert_int_equal(tech_llc_walk_create(2, 1, 1, 1021, &w, &e), GPUEST_OK);
+        tech_llc_walk_set_delay(w, delays[d]);
+        for (int i = 0; i < 5; i++)
+            tech_llc_walk_access(w, sm[i], line[i], 1);
+        tech_llc_walk_shares(w, &hold, &gone);
+        assert_float_equal(hold, want_hold[d], 1e-15);
+        assert_float_equal(gone, want_gone[d], 1e-15);
+        tech_llc_walk_destroy(w);
+    }
 }
 
 /* No launches: refused. */
@@ -233,6 +284,7 @@ static void test_model_demands(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_remote_hit_rate_by_hand), cmocka_unit_test(test_find_prob),
+                                       cmocka_unit_test(test_in_flight_lines_not_held),
                                        cmocka_unit_test(test_refusals), cmocka_unit_test(test_predictor_rate_by_hand),
         cmocka_unit_test(test_rp_ccn_llc_by_hand), cmocka_unit_test(test_llc_walk_by_hand), cmocka_unit_test(test_model_demands)};
     return cmocka_run_group_tests(tests, NULL, NULL);
