@@ -123,6 +123,10 @@ struct gpuest_gpu_model_s {
     /* models of the same machine for kernel phases 1.. (phases.c): each phase keeps the open NoC model
      * of its own write share and reply length instead of rebuilding this one at every switch */
     struct gpuest_gpu_model_s *phase_kid[GPUEST_MODEL_MAX_PHASES];
+    /* the open model's remote-L1 probe class (probe_traffic.c): probe packets per SM per cycle at
+     * scale 1 (0: no class) and its shape */
+    double noc_probe_rate;
+    int noc_probe_index;
 };
 
 gpuest_err gpuest_gpu_model_for_phase(gpuest_gpu_model_t *m, int k, gpuest_gpu_model_t **out, gpuest_error_t *err)
@@ -219,10 +223,12 @@ static void find_hot_links(gpuest_gpu_model_t *m)
         }
 }
 
-static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_flits, double wf, gpuest_error_t *err)
+static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_flits, double wf, double probes,
+                             int probe_index, gpuest_error_t *err)
 {
     if (m->noc && m->noc_rep_flits == rep_flits && m->noc_write_flits == write_flits &&
-        fabs(m->noc_write_fraction - wf) < 1e-3)
+        fabs(m->noc_write_fraction - wf) < 1e-3 && fabs(m->noc_probe_rate - probes) <= 1e-6 * probes &&
+        (probes == 0 || m->noc_probe_index == probe_index))
         return GPUEST_OK;
     gpuest_model_noc_destroy(m->noc);
     m->noc = NULL;
@@ -234,7 +240,10 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_fli
     p.write_flits = write_flits;
     gpuest_model_traffic_t t;
     GPUEST_TRY(gpuest_model_traffic_build(&t, &p, &m->net_cfg, 1.0, err));
-    gpuest_err rc = gpuest_model_noc_create(&m->net_cfg, &t, &m->noc, err);
+    gpuest_err rc = probes > 0 ? gpuest_model_traffic_add_probes(&t, &m->net_cfg, probes, probe_index, m->req_flits, err)
+                               : GPUEST_OK;
+    if (rc == GPUEST_OK)
+        rc = gpuest_model_noc_create(&m->net_cfg, &t, &m->noc, err);
     gpuest_model_traffic_free(&t);
     if (rc != GPUEST_OK)
         return rc;
@@ -242,6 +251,8 @@ static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_fli
     m->noc_write_flits = write_flits;
     m->cap_scale = 0.0;
     m->noc_write_fraction = wf;
+    m->noc_probe_rate = probes;
+    m->noc_probe_index = probe_index;
     m->sat_kappa = -1.0;
     m->table_kappa = -1.0;
     m->alt.kappa = -1.0;
@@ -676,7 +687,10 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double write_flits = gpuest_model_write_flits(c, wbytes);
     /* the open model's write class: whole flits; 0 (not measured) keeps the reply's length */
     int noc_write = wbytes > 0 ? (int)lround(write_flits) : 0;
-    GPUEST_TRY(ensure_noc(m, noc_rep, noc_write, wf, err));
+    /* remote-L1 probes on the open model's links: packets per read x reads per request packet, per
+     * request flit of the scale (gpu traffic at scale 1 sends 1 / req_flits requests per SM a cycle) */
+    double noc_probes = t && t->probe_msgs_per_read > 0 ? t->probe_msgs_per_read * (1.0 - wf) / m->req_flits : 0.0;
+    GPUEST_TRY(ensure_noc(m, noc_rep, noc_write, wf, noc_probes, t ? t->probe_index_chain : 0, err));
     double rep_ser_back = rep_keep * mem_keep < 1.0 && rep_mean > noc_rep ? (rep_mean - noc_rep) : 0.0;
     double width = c->noc.topology == GPUEST_TOPO_CROSSBAR && c->noc.xbar_port_flits > 1 ? c->noc.xbar_port_flits : 1;
     double tf = m->icnt / width; /* core cycles per flit at a port */

@@ -19,7 +19,7 @@ extern "C" {
  * queue (Erlang C with the Allen-Cunneen variability factor). The MC reply path is an
  * M/D/1/K queue. Assumptions and the calibration constants are listed in docs/model.md. */
 
-#define GPUEST_MODEL_MAX_CLASSES 4
+#define GPUEST_MODEL_MAX_CLASSES 5 /* gpu: request, reply, write, write ack, remote-L1 probes */
 #define GPUEST_MODEL_MAX_HOTSPOTS 64
 
 /* ------------------------------------------------------------ queueing primitives */
@@ -109,6 +109,11 @@ gpuest_err gpuest_model_pattern_from_traffic(gpuest_model_pattern_t *p, const gp
 /* Builds the traffic matrix of pattern p at rate on the network of cfg (initialises t). */
 gpuest_err gpuest_model_traffic_build(gpuest_model_traffic_t *t, const gpuest_model_pattern_t *p,
                                       const gpuest_config_t *cfg, double rate, gpuest_error_t *err);
+/* probe_traffic.c: adds a class of remote-L1 probe packets (flits long, on the request partition,
+ * answered by nothing) to gpu traffic t: per_sm packets per cycle from each SM to the next SM in
+ * index order (index_chain) or spread evenly over the other SMs. */
+gpuest_err gpuest_model_traffic_add_probes(gpuest_model_traffic_t *t, const gpuest_config_t *cfg, double per_sm,
+                                           int index_chain, int flits, gpuest_error_t *err);
 /* Request / reply packet lengths in flits implied by cfg (head flit + 128-byte line). */
 void gpuest_model_gpu_packet_flits(const gpuest_config_t *cfg, int *request_flits, int *reply_flits);
 /* Mean flits of a write request carrying `bytes` data bytes on average (0: a full line): the
@@ -391,6 +396,9 @@ typedef struct {
      * without the NACKs home). Each takes the visited L1's port for a cycle the local LD/ST unit
      * leaves free (the simulator's probe handler, local accesses first); 0: not modelled. */
     double probe_visits_per_read;
+    /* Remote-L1 probing: 1 when the probes go from each SM to the next in index order (CCN, the
+     * index selector), 0 when to any other SM: the shape of their class in the open NoC model. */
+    int probe_index_chain;
 } gpuest_model_transform_t;
 
 /* Decision rules of the adaptive compressed L1 (l1c_rule.c). */

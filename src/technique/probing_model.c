@@ -171,7 +171,8 @@ void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t 
     int others = cfg->core.num_sms - 1, C = t->probe_cores < others ? t->probe_cores : others;
     if (t->probing == GPUEST_PROBE_IP) {
         map_search(others, C, t->probe_count, t->probe_rate, 1.0, 1.0 - t->probe_precision, misses, holders, out);
-        out->probe_trip_scale = tech_probe_trip_scale(cfg, t->probe_selector == GPUEST_PROBE_SEL_INDEX);
+        out->probe_index_chain = t->probe_selector == GPUEST_PROBE_SEL_INDEX;
+        out->probe_trip_scale = tech_probe_trip_scale(cfg, out->probe_index_chain);
         return;
     }
     /* RP(C,S,P) and CCN = RP(N-1,1,1) (index selector: every other core, so a sharer is always
@@ -224,6 +225,7 @@ void tech_probe_map_probed(const gpuest_config_t *cfg, uint64_t misses, const ui
         return;
     map_search(others, C, S, rate, 1.0, 1.0, misses, probed, out);
     int index = cfg->technique.probing == GPUEST_PROBE_CCN || cfg->technique.probe_selector == GPUEST_PROBE_SEL_INDEX;
+    out->probe_index_chain = index;
     out->probe_trip_scale = tech_probe_trip_scale(cfg, index);
 }
 

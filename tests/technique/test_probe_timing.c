@@ -197,10 +197,55 @@ static void test_probe_pricing(void **state)
     gpuest_gpu_model_destroy(m);
 }
 
+/* The probe class of the open model's gpu traffic on mesh56 (SMs on nodes 0-55): reads only, so the
+ * gpu pattern has two classes and the probes are class 2, one-flit, on the request routing,
+ * answered by nothing. Index chain at 0.5 packets per SM a cycle: 0.5 from node i to node i + 1
+ * and from 55 to 0, nothing else; the other shape spreads 0.5 over the 55 other SMs (0.5 / 55 a
+ * pair), never to an MC node or to itself. Fails when the chain skips the wrap, a rate is not
+ * the SM's own, the probes land in the request or reply class, or they reach the MCs. */
+static void test_probe_class_by_hand(void **state)
+{
+    (void)state;
+    gpuest_config_t c;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&c, "mesh56", &e), GPUEST_OK);
+    for (int chain = 1; chain >= 0; chain--) {
+        gpuest_model_pattern_t p;
+        assert_int_equal(gpuest_model_pattern_init(&p, "gpu", &e), GPUEST_OK);
+        gpuest_model_traffic_t t;
+        assert_int_equal(gpuest_model_traffic_build(&t, &p, &c, 1.0, &e), GPUEST_OK);
+        assert_int_equal(t.num_classes, 2);
+        double req_before = 0.0;
+        for (int s = 0; s < 64; s++)
+            for (int d = 0; d < 64; d++)
+                req_before += *gpuest_model_traffic_at(&t, 0, s, d);
+        assert_int_equal(gpuest_model_traffic_add_probes(&t, &c, 0.5, chain, 1, &e), GPUEST_OK);
+        assert_int_equal(t.num_classes, 3);
+        assert_int_equal(t.packet_flits[2], 1);
+        assert_int_equal(t.reply_class[2], -1);
+        assert_int_equal(t.routing[2], c.noc.routing_request);
+        double sum = 0.0, req_after = 0.0;
+        for (int s = 0; s < 64; s++)
+            for (int d = 0; d < 64; d++) {
+                double r = *gpuest_model_traffic_at(&t, 2, s, d), want = 0.0;
+                if (s < 56 && d < 56 && s != d)
+                    want = chain ? (d == (s + 1) % 56 ? 0.5 : 0.0) : 0.5 / 55;
+                if (fabs(r - want) > 1e-15)
+                    fail_msg("%s: probes %d -> %d at %g, expected %g", chain ? "chain" : "spread", s, d, r, want);
+                sum += r;
+                req_after += *gpuest_model_traffic_at(&t, 0, s, d);
+            }
+        assert_float_equal(sum, 28.0, 1e-12);
+        assert_float_equal(req_after, req_before, 0.0);
+        gpuest_model_traffic_free(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_holder_window_by_hand),
                                        cmocka_unit_test(test_predictor_cold_start_by_hand),
-                                       cmocka_unit_test(test_trip_scale_by_hand), cmocka_unit_test(test_probe_pricing)};
+                                       cmocka_unit_test(test_trip_scale_by_hand), cmocka_unit_test(test_probe_pricing),
+                                       cmocka_unit_test(test_probe_class_by_hand)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
