@@ -50,7 +50,8 @@ double tech_wpm_merged_share(const tech_wpm_pool_t *p);
 gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err);
 double tech_probe_find_prob(int others, int cores, int k);
 /* The share of L1 read misses the PC sharing predictor (probe_predictor.c) calls shared at its
- * fixed point when a miss it probes brings a remote hit with probability g. */
+ * fixed point when a miss it probes brings a remote hit with probability g (the long-run rate; the
+ * transform runs the predictor from its cold start over the walk instead, probe_pred_walk.c). */
 double tech_probe_pred_rate(double g);
 /* LA-LLC's walk: shares of L1 read misses whose last reader at the L2 (the simulator's
  * direct-mapped table of `entries` lines) is another SM that holds the line / no longer does. */
