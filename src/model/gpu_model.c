@@ -436,6 +436,19 @@ static double line_bus_cycles(const gpuest_config_t *c)
     return (double)LINE_BYTES / (bpc > 0 ? bpc : 32.0);
 }
 
+/* Data-bus cycles per DRAM access (DRAM command cycles): the line's bursts plus the bus's idle
+ * time at read/write turnarounds (dram.c, GPGPU-Sim's derived gaps): a read after a write waits
+ * tWTR = WL + burst + tCDLR from the write, so the bus idles tCDLR + tCL; a write after a read waits
+ * tRTW = tCL + burst + 2 - WL, an idle of 2. Turns alternate direction, so half of them are each
+ * kind. turns: turnarounds per access, measured (the simulator counts them; FR-FCFS orders by row
+ * hits, not by direction, and how often the direction changes depends on how the workload's
+ * write-backs and reads meet in a channel, which no write share alone gives); 0: bursts only. */
+static double bus_cycles_per_access(const gpuest_config_t *c, double turns)
+{
+    turns = turns < 0 ? 0 : turns;
+    return line_bus_cycles(c) + 0.5 * turns * (c->dram.tCDLR + c->dram.tCL + 2.0);
+}
+
 /* Bank occupancy per DRAM access and its SCV (row hits: one burst; misses: precharge + activate
  * + burst); DRAM cycles. */
 static void bank_service(const gpuest_config_t *c, double row_hit, double *mean, double *scv)
@@ -697,7 +710,6 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double rep_scv = rep_m2 / (rep_mean * rep_mean) - 1.0;
     double bank_s, bank_scv;
     bank_service(c, clamp01(w->row_hit_rate), &bank_s, &bank_scv);
-    double burst = line_bus_cycles(c);
     /* the v2 simulator's fixed pipeline between the L2 lookup and the channel queue (GPGPU-Sim
      * -dram_latency); the command timing (tRCD, tCL, burst) comes on top, as in the simulator */
     double dram_fixed = c->dram.latency > 0 ? c->dram.latency : 0.0;
@@ -752,7 +764,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
                                            fork_m};
     dr[ST_BANKS] = dram_per_read * bank_s * m->dramc;
     st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0, fork_m};
-    dr[ST_BUS] = dram_per_read * burst * m->dramc;
+    dr[ST_BUS] = dram_per_read * bus_cycles_per_access(c, w->dram_turns_per_access) * m->dramc;
     /* the batch waits for DRAM when any of its reads misses the L2 */
     st[ST_DRAMLAT].demand = pm * (1 - pow(h2, rm)) * (dram_fixed + c->dram.tCL * m->dramc) * mem_keep;
     st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv, fork_p}; /* one port per sub-partition */

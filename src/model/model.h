@@ -314,6 +314,11 @@ typedef struct {
      * sectors its store wrote (src/sim/sm.c, request_flits), not the line. 0: not measured (a full
      * line, the model before this input). */
     double write_bytes;
+    /* Read/write turnarounds of a channel's data bus per DRAM access (column commands in the
+     * other direction than the channel's previous one), measured by the simulator; they idle the
+     * bus (gpu_model.c, bus_cycles_per_access). 0: not measured (no turnaround, the model before
+     * this input). */
+    double dram_turns_per_access;
 } gpuest_model_workload_t;
 
 /* Technique transform of the model inputs (filled by the technique layer; identity by default).

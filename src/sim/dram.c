@@ -196,6 +196,9 @@ static int try_column(sim_gpu_t *g, sim_dram_t *d, int bank, int64_t c)
     if (wr ? c < d->rtw_ok : c < d->wtr_ok)
         return 0;
     trace(d, wr ? SIM_DRAM_WR : SIM_DRAM_RD, bank, c);
+    int dir = wr ? SIM_DRAM_WR : SIM_DRAM_RD; /* a statistic only: the constraints above time the turn */
+    g->ctr.v[SC_dram_turns] += (uint64_t)(d->last_column != 0 && d->last_column != dir);
+    d->last_column = dir;
     d->ccd_ok = c + t->tCCD;
     grp->ccdl_ok = c + t->tCCDL;
     d->bus_free = data + burst;

@@ -323,6 +323,7 @@ typedef struct {
     uint64_t warppool_requests, warppool_merged, warppool_accesses;
     uint64_t link_flits; /* flits over every network link (a multicast counts once per link of its tree) */
     uint64_t write_bytes; /* data bytes the write requests (stores + atomics) carried: sectors x 32 */
+    uint64_t dram_turns;  /* column commands of a channel in the other direction than its previous one (read/write turnarounds) */
 } gpuest_sim_stats_t;
 
 /* One point of the per-SM time series. */

@@ -25,7 +25,7 @@ typedef int64_t sim_time_t;
     X(loc_sh1) X(loc_sh2) X(loc_sh3) X(loc_sh4) X(avail_sum) X(sm_cycles) X(sched_issue) X(sched_runs)            \
     X(l1i_accesses) X(l1i_misses) X(l1c_accesses) X(l1c_misses) X(front_reqs)                                        \
     X(dram_acts) X(dram_bus) X(dram_cycles)                                                                       \
-    X(wp_requests) X(wp_merged) X(wp_accesses) X(wp_full) X(write_bytes)
+    X(wp_requests) X(wp_merged) X(wp_accesses) X(wp_full) X(write_bytes) X(dram_turns)
 enum {
 #define SIM_CTR_ENUM(n) SC_##n,
     SIM_COUNTER_LIST(SIM_CTR_ENUM)
@@ -383,6 +383,7 @@ typedef struct {
     /* tests: sees every command issued (cmd: SIM_DRAM_ACT / PRE / RD / WR) */
     void (*trace)(void *ctx, int cmd, int bank, int64_t row, int64_t cycle);
     void *trace_ctx;
+    int last_column; /* direction of the last column command (0 none, SIM_DRAM_RD, SIM_DRAM_WR): counts turnarounds */
 } sim_dram_t;
 enum { SIM_DRAM_ACT = 0, SIM_DRAM_PRE, SIM_DRAM_RD, SIM_DRAM_WR };
 

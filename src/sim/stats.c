@@ -45,6 +45,7 @@ void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest
     s->dram_reads = v[SC_dram_reads];
     s->dram_writes = v[SC_dram_writes];
     s->dram_row_hits = v[SC_dram_row_hits];
+    s->dram_turns = v[SC_dram_turns];
     s->dram_activates = v[SC_dram_acts];
     s->dram_bus_util = ratio((double)v[SC_dram_bus], (double)v[SC_dram_cycles]);
     s->mc_cycles = v[SC_mc_cycles];

@@ -19,6 +19,7 @@ gpuest_err gpuest_study_inputs_from_stats(const gpuest_sim_stats_t *s, gpuest_mo
     w->l2_hit_rate = ratio((double)s->l2_hits, (double)s->l2_accesses);
     w->dram_per_request = dram / req;
     w->row_hit_rate = ratio((double)s->dram_row_hits, dram);
+    w->dram_turns_per_access = ratio((double)s->dram_turns, dram);
     w->write_fraction = (double)s->write_requests / req;
     w->write_bytes = ratio((double)s->write_bytes, (double)s->write_requests); /* 0 without writes: a line */
     w->threads_per_warp_inst = ratio((double)s->thread_instructions, (double)s->warp_instructions);

@@ -18,9 +18,10 @@
 
 #include "study/study.h"
 
-#define RUN_NUMS 21     /* written; the last three (LD/ST blocking, write size) are optional when read */
+#define RUN_NUMS 22     /* written; the last four (LD/ST blocking, write size, DRAM turnarounds) are optional when read */
 #define RUN_NUMS_OLD 18 /* files written before the LD/ST blocking was measured */
 #define RUN_NUMS_NOWB 20 /* files written before the write size was measured (full lines assumed) */
+#define RUN_NUMS_NODW 21 /* files written before the DRAM turnarounds were measured (none) */
 
 void gpuest_calibration_path(const char *dir, const char *preset, const char *workload, gpuest_scale_t scale,
                              char *buf, size_t cap)
@@ -35,14 +36,15 @@ static void run_nums(const gpuest_study_run_t *r, double *v)
                           r->sim_seconds, w->insts_per_request, w->hits_per_request, w->l1_hit_rate, w->l2_hit_rate,
                           w->dram_per_request, w->row_hit_rate, w->write_fraction, w->threads_per_warp_inst,
                           w->avail_warps, w->cycles_per_schedule, w->ldst_block_per_read, w->block_miss_latency,
-                          w->write_bytes};
+                          w->write_bytes, w->dram_turns_per_access};
     memcpy(v, t, sizeof t);
 }
 
 /* Optional record (files written before the kernel phases lack it; they estimate the run as one
  * phase): phase NAME then PHASE_NUMS numbers, at most GPUEST_MODEL_MAX_PHASES, in order. */
-#define PHASE_NUMS 21
+#define PHASE_NUMS 22
 #define PHASE_NUMS_NOWB 20 /* files written before the write size: full lines assumed */
+#define PHASE_NUMS_NODW 21 /* files written before the DRAM turnarounds: none */
 
 static void phase_nums(const gpuest_model_phase_t *p, double *v)
 {
@@ -51,7 +53,7 @@ static void phase_nums(const gpuest_model_phase_t *p, double *v)
                             w->l1_hit_rate, w->l2_hit_rate, w->dram_per_request, w->row_hit_rate, w->write_fraction,
                             w->threads_per_warp_inst, w->avail_warps, w->cycles_per_schedule, w->ldst_block_per_read,
                             w->block_miss_latency, w->resident_warps, w->insts_per_epoch, w->lines_per_epoch,
-                            w->dep_per_epoch, w->active_warps, w->write_bytes};
+                            w->dep_per_epoch, w->active_warps, w->write_bytes, w->dram_turns_per_access};
     memcpy(v, t, sizeof t);
 }
 
@@ -64,7 +66,7 @@ static void phase_from_nums(gpuest_model_phase_t *p, const double *v)
                                &w->row_hit_rate, &w->write_fraction, &w->threads_per_warp_inst, &w->avail_warps,
                                &w->cycles_per_schedule, &w->ldst_block_per_read, &w->block_miss_latency,
                                &w->resident_warps, &w->insts_per_epoch, &w->lines_per_epoch, &w->dep_per_epoch,
-                               &w->active_warps, &w->write_bytes};
+                               &w->active_warps, &w->write_bytes, &w->dram_turns_per_access};
     for (int k = 0; k < PHASE_NUMS; k++)
         *dst[k] = v[k];
 }
@@ -93,6 +95,7 @@ static void run_from_nums(gpuest_study_run_t *r, const double *v)
     w->ldst_block_per_read = v[18];
     w->block_miss_latency = v[19];
     w->write_bytes = v[20];
+    w->dram_turns_per_access = v[21];
 }
 
 gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *path, gpuest_error_t *err)
@@ -130,7 +133,7 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
         fprintf(o, "# phase name warp_insts line_reqs reads insts_per_request hits_per_request l1_hit_rate "
                    "l2_hit_rate dram_per_request row_hit_rate write_fraction threads_per_warp_inst avail_warps "
                    "cycles_per_schedule ldst_block_per_read block_miss_latency resident_warps insts_per_epoch "
-                   "lines_per_epoch dep_per_epoch active_warps write_bytes\n");
+                   "lines_per_epoch dep_per_epoch active_warps write_bytes dram_turns_per_access\n");
     for (int i = 0; i < c->nphases; i++) {
         double v[PHASE_NUMS];
         phase_nums(&c->phases[i], v);
@@ -142,7 +145,7 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
     fprintf(o, "# run label sets ipc amat mc_stall link_util_max ipc_cv amat_cv cycles sim_seconds insts_per_request "
                "hits_per_request l1_hit_rate l2_hit_rate dram_per_request row_hit_rate write_fraction "
                "threads_per_warp_inst avail_warps cycles_per_schedule ldst_block_per_read block_miss_latency "
-               "write_bytes\n");
+               "write_bytes dram_turns_per_access\n");
     for (int i = 0; i < c->nruns; i++) {
         double v[RUN_NUMS];
         run_nums(&c->runs[i], v);
@@ -228,7 +231,7 @@ static int parse_phase(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, g
 {
     if (strcmp(tok[0], "phase") != 0)
         return 0;
-    if (nt != 2 + PHASE_NUMS_NOWB) {
+    if (nt != 2 + PHASE_NUMS_NOWB && nt != 2 + PHASE_NUMS_NODW) {
         *rc = want(p, nt, 2 + PHASE_NUMS, tok[0]);
         if (*rc != GPUEST_OK)
             return 1;
@@ -241,7 +244,7 @@ static int parse_phase(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, g
         *rc = perr(p, "phase name '%s' too long%s", tok[1], "");
         return 1;
     }
-    double v[PHASE_NUMS] = {0}; /* a file without the write size: 0, a full line */
+    double v[PHASE_NUMS] = {0}; /* a file without the write size: 0, a full line; without the turnarounds: 0 */
     for (int k = 0; k < nt - 2; k++) {
         *rc = num(p, tok[2 + k], "phase field", &v[k]);
         if (*rc != GPUEST_OK)
@@ -338,7 +341,7 @@ static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t
     if (parse_optional(p, tok, nt, c, seen + F_COUNT, &orc))
         return orc;
     if (strcmp(rec, "run") == 0) {
-        if (nt != 3 + RUN_NUMS && nt != 3 + RUN_NUMS_NOWB && nt != 3 + RUN_NUMS_OLD)
+        if (nt != 3 + RUN_NUMS && nt != 3 + RUN_NUMS_NODW && nt != 3 + RUN_NUMS_NOWB && nt != 3 + RUN_NUMS_OLD)
             return want(p, nt, 3 + RUN_NUMS, rec);
         if (c->nruns >= GPUEST_STUDY_MAX_RUNS)
             return perr(p, "more than the %s runs a calibration holds%s", "8", "");
@@ -352,8 +355,9 @@ static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t
         double vals[RUN_NUMS] = {0};
         for (int k = 0; k < nt - 3; k++)
             GPUEST_TRY(num(p, tok[3 + k], "run field", &vals[k]));
-        if (vals[18] < 0 || vals[19] < 0 || vals[20] < 0)
-            return perr(p, "run %s: LD/ST blocking, its miss latency and the write size must be >= 0%s", tok[1], "");
+        if (vals[18] < 0 || vals[19] < 0 || vals[20] < 0 || vals[21] < 0)
+            return perr(p, "run %s: LD/ST blocking, its miss latency, the write size and the DRAM turnarounds must "
+                        "be >= 0%s", tok[1], "");
         if (!(vals[0] > 0) || !(vals[1] > 0) || !(vals[8] > 0))
             return perr(p, "run %s: IPC, AMAT and instructions per request must be > 0%s", tok[1], "");
         run_from_nums(r, vals);

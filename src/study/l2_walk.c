@@ -10,16 +10,19 @@
  * allocate on read and write misses (the write-allocate fetch-on-write of l2.c), kept across launches.
  * The estimate keeps the calibrated level and applies the capacity effect only:
  *     h2' = h2_measured x walk(new) / walk(calibrated),
- * and DRAM accesses per request follow the L2 misses: d' = d x (1 - h2') / (1 - h2) (write-backs are
- * taken to scale with the misses). Choices and limits (docs/estimator.md, "L2 capacity in the estimate"):
+ * and DRAM accesses per request follow the L2 misses: d' = d x (1 - h2') / (1 - h2). Choices and
+ * limits (docs/estimator.md, "L2 capacity in the estimate"):
  *  - both walks use the evaluated machine's cores and L1, so the ratio isolates the L2 geometry;
  *  - one whole-run ratio for every kernel phase (the calibration file does not keep which launches
- *    make a phase);
- *  - the DRAM row-buffer hit rate is kept (a walk without timing does not see the interleaving of
- *    the channels' request streams that decides row hits). */
+ *    make a phase).
+ * The L2 keeps dirty bits (write-back, as l2.c), and what it sends to DRAM is replayed through the
+ * channels and banks (dram_stream.c): the row-hit rate, the DRAM accesses per miss (write-backs)
+ * and the read/write turnarounds of that stream are carried to the target by the same kind of ratio
+ * (dram_ratios; docs/estimator.md, "Channel counts in the estimate (fifth session)"). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "study/dram_stream.h"
 #include "study/study.h"
 
 typedef struct {
@@ -27,14 +30,17 @@ typedef struct {
     uint64_t *tag; /* line address + 1 (0: invalid) */
     uint64_t *lru;
     uint64_t stamp;
+    uint8_t *dirty; /* the L2's write-back state (the L1s leave it 0) */
 } walk_cache_t;
 
 static void cache_free(walk_cache_t *c)
 {
     free(c->tag);
     free(c->lru);
+    free(c->dirty);
     c->tag = NULL;
     c->lru = NULL;
+    c->dirty = NULL;
 }
 
 static gpuest_err cache_init(walk_cache_t *c, int sets, int assoc, gpuest_error_t *err)
@@ -45,7 +51,8 @@ static gpuest_err cache_init(walk_cache_t *c, int sets, int assoc, gpuest_error_
     size_t n = (size_t)sets * (size_t)assoc;
     c->tag = calloc(n, sizeof *c->tag);
     c->lru = calloc(n, sizeof *c->lru);
-    if (!c->tag || !c->lru) {
+    c->dirty = calloc(n, 1);
+    if (!c->tag || !c->lru || !c->dirty) {
         cache_free(c);
         return gpuest_fail(err, GPUEST_ENOMEM, "L2 walk: out of memory for a %d-set cache", sets);
     }
@@ -72,6 +79,33 @@ static int cache_access(walk_cache_t *c, uint64_t set, uint64_t line, int alloca
     return 0;
 }
 
+/* The L2's access with the simulator's write-back policy (l2.c): a write hit dirties the line; a
+ * miss allocates its way (LRU victim) clean, a write miss included (its data goes on to DRAM and
+ * the fetch-on-write fill matches it). 1 on a hit; on a miss *wb is 1 and *victim the line when the
+ * victim was dirty (a write-back). */
+static int l2_access(walk_cache_t *c, uint64_t set, uint64_t line, int write, int *wb, uint64_t *victim)
+{
+    size_t b = (size_t)(set % (uint64_t)c->sets) * (size_t)c->assoc, v = b;
+    *wb = 0;
+    for (size_t i = b; i < b + (size_t)c->assoc; i++) {
+        if (c->tag[i] == line + 1) {
+            c->lru[i] = ++c->stamp;
+            c->dirty[i] |= (uint8_t)(write != 0);
+            return 1;
+        }
+        if (c->tag[v] && (!c->tag[i] || c->lru[i] < c->lru[v]))
+            v = i;
+    }
+    if (c->tag[v] && c->dirty[v]) {
+        *wb = 1;
+        *victim = c->tag[v] - 1;
+    }
+    c->tag[v] = line + 1;
+    c->lru[v] = ++c->stamp;
+    c->dirty[v] = 0;
+    return 0;
+}
+
 static void cache_drop(walk_cache_t *c, uint64_t set, uint64_t line)
 {
     size_t b = (size_t)(set % (uint64_t)c->sets) * (size_t)c->assoc;
@@ -85,6 +119,7 @@ typedef struct {
     int nsm, nsub, l1_line, l2_line;
     walk_cache_t *l1; /* one per SM */
     walk_cache_t *l2; /* one per sub-partition: channel x nsub + sub */
+    gpuest_study_dram_stream_t dram; /* what the L2 sends to DRAM (dram_stream.c) */
     gpuest_study_l2_walk_t out;
 } walk_t;
 
@@ -114,7 +149,19 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     uint64_t index;
     l2_place(w, line, &slice, &index);
     w->out.accesses++;
-    w->out.hits += (uint64_t)cache_access(&w->l2[slice], index, line, 1);
+    int wb = 0;
+    uint64_t victim = 0;
+    if (l2_access(&w->l2[slice], index, line, !is_load, &wb, &victim)) {
+        w->out.hits++;
+        return GPUEST_OK;
+    }
+    /* the miss's DRAM accesses in the simulator's order (l2.c): the dirty victim's write-back at
+     * the reservation, the read (a load's fill or the fetch-on-write), then a write miss's data */
+    if (wb)
+        gpuest_study_dram_stream_push(&w->dram, victim, 1);
+    gpuest_study_dram_stream_push(&w->dram, line, 0);
+    if (!is_load)
+        gpuest_study_dram_stream_push(&w->dram, line, 1);
     return GPUEST_OK;
 }
 
@@ -158,6 +205,8 @@ gpuest_err gpuest_study_l2_walk_of(const gpuest_config_t *cfg, gpuest_workload_t
         rc = cache_init(&w.l1[i], l1_sets, l1_assoc, err);
     for (int i = 0; rc == GPUEST_OK && i < nslices; i++)
         rc = cache_init(&w.l2[i], l2_sets, cfg->l2.assoc, err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_study_dram_stream_init(&w.dram, cfg, gpuest_study_dram_stream_window(cfg), err);
     if (rc == GPUEST_OK) {
         gpuest_charact_opts_t o;
         gpuest_charact_opts_default(&o);
@@ -174,6 +223,12 @@ gpuest_err gpuest_study_l2_walk_of(const gpuest_config_t *cfg, gpuest_workload_t
         cache_free(&w.l2[i]);
     free(w.l1);
     free(w.l2);
+    w.out.dram_accesses = w.dram.accesses;
+    w.out.dram_writes = w.dram.writes;
+    w.out.dram_row_hit_rate = gpuest_study_dram_stream_row_hit_rate(&w.dram);
+    w.out.dram_turn_rate = gpuest_study_dram_stream_turn_rate(&w.dram);
+    w.out.dram_concentration = gpuest_study_dram_stream_concentration(&w.dram);
+    gpuest_study_dram_stream_free(&w.dram);
     GPUEST_TRY(rc);
     *out = w.out;
     return GPUEST_OK;
@@ -250,6 +305,27 @@ void gpuest_study_l2_apply(gpuest_model_workload_t *w, double ratio, double walk
     w->dram_per_request *= scale;
 }
 
+/* The DRAM figures of the walk at the target (wn) over those at the calibrated geometry (wc), the
+ * ratios the estimate puts on the calibration's measured figures (docs/estimator.md, "Channel counts
+ * in the estimate (fifth session)"; each was measured on the development points, M = 3, 5, 7):
+ *  - row_ratio: the open-row replay's row-hit rate (fewer channels hold more rows per bank);
+ *  - demand_ratio: DRAM accesses per L2 miss (fills, write-miss data and dirty write-backs: a
+ *    smaller L2 evicts more dirty lines per miss), on top of the miss-rate scaling above;
+ *  - turn_ratio: read/write turnarounds per access of each channel's stream.
+ * The walk's channel concentration (dram_stream.h) is not used: on the development points it made
+ * the estimate worse (docs). */
+static void dram_ratios(const gpuest_study_l2_walk_t *wn, const gpuest_study_l2_walk_t *wc, double *row_ratio,
+                        double *demand_ratio, double *turn_ratio)
+{
+    if (wc->dram_row_hit_rate > 0)
+        *row_ratio = wn->dram_row_hit_rate / wc->dram_row_hit_rate;
+    double mn = (double)(wn->accesses - wn->hits), mc = (double)(wc->accesses - wc->hits);
+    if (mn > 0 && mc > 0 && wc->dram_accesses > 0)
+        *demand_ratio = ((double)wn->dram_accesses / mn) / ((double)wc->dram_accesses / mc);
+    if (wc->dram_turn_rate > 0)
+        *turn_ratio = wn->dram_turn_rate / wc->dram_turn_rate;
+}
+
 gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_calibration_t *c,
                                   const gpuest_config_t *cfg, gpuest_model_workload_t *w, gpuest_model_phase_t *ph,
                                   int nph, int *applied, gpuest_error_t *err)
@@ -276,6 +352,11 @@ gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_c
     gpuest_study_l2_apply(w, ratio, miss_ratio);
     for (int k = 0; k < nph; k++)
         gpuest_study_l2_apply(&ph[k].w, ratio, miss_ratio);
+    double row_ratio = 1.0, demand_ratio = 1.0, turn_ratio = 1.0;
+    dram_ratios(&wn, &wc, &row_ratio, &demand_ratio, &turn_ratio);
+    gpuest_study_dram_apply(w, row_ratio, demand_ratio, turn_ratio);
+    for (int k = 0; k < nph; k++)
+        gpuest_study_dram_apply(&ph[k].w, row_ratio, demand_ratio, turn_ratio);
     *applied = 1;
     return GPUEST_OK;
 }

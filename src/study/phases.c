@@ -67,6 +67,7 @@ static void group_merge(group_t *a, const group_t *b)
     s->dram_reads += t->dram_reads;
     s->dram_writes += t->dram_writes;
     s->dram_row_hits += t->dram_row_hits;
+    s->dram_turns += t->dram_turns;
     a->avail_cyc += b->avail_cyc;
     a->cps_cyc += b->cps_cyc;
     a->miss_reads += b->miss_reads;
@@ -216,6 +217,12 @@ gpuest_err gpuest_study_measure_phases(const gpuest_config_t *cfg, gpuest_calibr
     for (int i = 0; rc == GPUEST_OK && i < c->nruns; i++)
         if (!(c->runs[i].in.write_bytes > 0))
             c->runs[i].in.write_bytes = measured->in.write_bytes;
+    /* the same for the DRAM turnarounds per access (files before they were measured; the sampled
+     * excitation runs do not count them): how reads and write-backs meet in a channel is the
+     * workload's on the calibrated L2 and channels, which the excitation runs keep */
+    for (int i = 0; rc == GPUEST_OK && i < c->nruns; i++)
+        if (!(c->runs[i].in.dram_turns_per_access > 0))
+            c->runs[i].in.dram_turns_per_access = measured->in.dram_turns_per_access;
     gpuest_workload_destroy(wl);
     free(p);
     free(k);

@@ -332,6 +332,12 @@ gpuest_err gpuest_study_sample_bias_check(const gpuest_config_t *cfg, const char
  * launches): L2 accesses and hits. */
 typedef struct {
     uint64_t accesses, hits;
+    /* What the L2 (write-back, as l2.c) sends to DRAM, replayed through cfg's channels and banks
+     * (dram_stream.h): accesses (read fills, write-miss data, dirty write-backs), writes among
+     * them, the open-row-per-bank row-hit rate and the mean channel concentration over windows of
+     * the channels' DRAM queue capacity. */
+    uint64_t dram_accesses, dram_writes;
+    double dram_row_hit_rate, dram_turn_rate, dram_concentration;
 } gpuest_study_l2_walk_t;
 gpuest_err gpuest_study_l2_walk(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale, uint64_t seed,
                                 gpuest_study_l2_walk_t *out, gpuest_error_t *err);

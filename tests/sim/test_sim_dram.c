@@ -236,6 +236,26 @@ static void test_twtr(void **st)
     write_then_read(0, 43 + 4 + 2);     /* 49: tCDLR is the only difference */
 }
 
+/* Read/write turnarounds (a statistic for the estimate's bus model): a read, two writes and a
+ * read, all row hits in bank 0 and served in order, issue RD RD WR WR WR WR RD RD: two turns. Fails
+ * when write commands (4), write accesses (2 by chance, but 0 in the all-read run below) or only
+ * write-to-read turns (1) are counted. */
+static void test_turnarounds_counted(void **st)
+{
+    (void)st;
+    rig_t r;
+    rig_config(&r);
+    rig_start(&r);
+    push(&r, 0, 0, 0, 0, 0);
+    push(&r, 1, 0, 0, 1, 1);
+    push(&r, 2, 0, 0, 2, 1);
+    push(&r, 3, 0, 0, 3, 0);
+    run_to(&r, 200);
+    assert_true(done_of(&r, 3) > 0);
+    assert_int_equal(r.g.ctr.v[SC_dram_turns], 2);
+    rig_free(&r);
+}
+
 /* ---------------------------------------------------------------- FR-FCFS */
 static void test_frfcfs_row_hit_first(void **st)
 {
@@ -302,6 +322,7 @@ static void test_bus_saturates_at_peak(void **st)
     assert_true(bytes / cycles == (double)peak);
     assert_int_equal(r.g.ctr.v[SC_dram_bus], 256); /* 128 commands x 2 bus cycles */
     assert_int_equal(r.g.ctr.v[SC_dram_reads], 64);
+    assert_int_equal(r.g.ctr.v[SC_dram_turns], 0); /* reads only: no turnaround */
     rig_free(&r);
 }
 
@@ -329,7 +350,7 @@ int main(void)
         cmocka_unit_test(test_trrd),         cmocka_unit_test(test_tccd),
         cmocka_unit_test(test_tras_trc),     cmocka_unit_test(test_twtr),
         cmocka_unit_test(test_frfcfs_row_hit_first), cmocka_unit_test(test_bus_saturates_at_peak),
-        cmocka_unit_test(test_one_command_per_cycle),
+        cmocka_unit_test(test_one_command_per_cycle), cmocka_unit_test(test_turnarounds_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

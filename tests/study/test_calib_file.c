@@ -39,7 +39,8 @@ static void sample_calibration(gpuest_calibration_t *c)
         r->mc_stall = 0.71670212260226762;
         r->cycles = 126213 + (uint64_t)i;
         r->in = (gpuest_model_workload_t){8.6426059318049315, 0.0055, 0.007, 0.87, 0.077, 0.84, 0.26, 27.58, 0.28, 5.96,
-                                          0.0, 0.0, 0.0, 0.0, 26.222660893190696 + i, 328.95513730199161, 0.0, 0.0};
+                                          0.0, 0.0, 0.0, 0.0, 26.222660893190696 + i, 328.95513730199161, 0.0, 0.0,
+                                          0.35 + 0.01 * i};
     }
     /* the warp profile record: written once, applied to every run (all run inputs round-trip) */
     static const double prof[4] = {43.343240304458135, 8.4373088685015283, 2.2844036697247705, 36.795107033639141};
@@ -127,13 +128,13 @@ static void bad_inputs(void **state)
         {"dof", "dof 1972786430005726\n", "cal:12: dof: expected a whole number"},
         {"dof", "dof 2.5\n", "cal:12: dof: expected a whole number"},
         {"calib_seconds", "# no timing\n", "missing record 'calib_seconds'"},
-        {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 23 value(s)"},
+        {"run baseline", "run baseline - 1 2 3\n", "record 'run' takes 24 value(s)"},
         {"warp_profile", "warp_profile 43 8 2\n", "record 'warp_profile' takes 4 value(s)"},
         {"warp_profile", "warp_profile 0 8 2 3\n", "resident warps and instructions per epoch must be > 0"},
         {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 -1 5\n",
-         "LD/ST blocking, its miss latency and the write size must be >= 0"},
+         "LD/ST blocking, its miss latency, the write size and the DRAM turnarounds must be >= 0"},
         {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 2 5 -32\n",
-         "LD/ST blocking, its miss latency and the write size must be >= 0"},
+         "LD/ST blocking, its miss latency, the write size and the DRAM turnarounds must be >= 0"},
         {"run baseline", "run baseline - 0 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1\n", "IPC, AMAT and instructions per "
                                                                                    "request must be > 0"},
         {"run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 nan\n", "expected a finite "
@@ -292,11 +293,29 @@ static void phases_round_trip(void **state)
         free(old);
         free(old2);
     }
+    /* files written before the DRAM turnarounds: phases and runs of 21 numbers load with 0 (no bus
+     * turnaround); negative turnarounds are refused */
+    {
+        char *old = edited(valid, "phase bfs_kernel2+", "phase k2 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0.5 64\n");
+        char *old2 = edited(old, "run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 2 5 64\n");
+        gpuest_error_clear(&err);
+        if (gpuest_calibration_parse(old2, "x.cal", &b, &err) != GPUEST_OK)
+            fail_msg("a file without the DRAM turnarounds: %s", err.msg);
+        assert_true(b.phases[1].w.write_bytes == 64 && b.phases[1].w.dram_turns_per_access == 0);
+        assert_true(b.runs[1].in.write_bytes == 64 && b.runs[1].in.dram_turns_per_access == 0);
+        char *bad = edited(valid, "run flit_x2", "run flit_x2 noc.flit_bytes=32 1 1 0 0 0 0 1 1 8 0 0 0 0 0 0 1 1 1 2 5 64 -0.5\n");
+        gpuest_error_clear(&err);
+        assert_int_equal(gpuest_calibration_parse(bad, "x.cal", &b, &err), GPUEST_EPARSE);
+        assert_non_null(strstr(err.msg, "the DRAM turnarounds must be >= 0"));
+        free(old);
+        free(old2);
+        free(bad);
+    }
     const struct {
         const char *replacement, *expect;
     } cases[] = {
-        {"phase k 1 2 3\n", "record 'phase' takes 22 value(s)"},
-        {"phase k 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0 0 7\n", "record 'phase' takes 22 value(s)"},
+        {"phase k 1 2 3\n", "record 'phase' takes 23 value(s)"},
+        {"phase k 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0 0 0 7\n", "record 'phase' takes 23 value(s)"},
         {"phase k 1 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 -1\n", "every field must be >= 0"},
         {"phase k 0 1 1 8 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0\n", "warp instructions and instructions per request"},
         {"phase k 1 1 1 inf 0 0 0 0 0 0 32 0 0 0 0 0 0 0 0 0\n", "expected a finite number, got 'inf'"},

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "study/dram_stream.h"
 #include "study/study.h"
 
 #define TMP GPUEST_BINARY_DIR "/l2_walk_tmp"
@@ -158,7 +159,7 @@ static void calibration(gpuest_calibration_t *c)
     c->runs[0].ipc = 3.7;
     c->runs[0].amat = 250.0;
     c->runs[0].in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.21, 1.12, 0.48, 0.37, 32.0, 0.89, 1.77,
-                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0};
+                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0, 0.3};
     c->fit.params = (gpuest_gpu_params_t){1.5, 0.4, 1.2};
     for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
         c->fit.covar[j][j] = 1e-3;
@@ -202,6 +203,12 @@ static void test_adjust_only_when_the_l2_changes(void **state)
     double ratio = ((double)wn.hits / (double)wn.accesses) / ((double)wc.hits / (double)wc.accesses);
     gpuest_model_workload_t want = c.runs[0].in;
     gpuest_study_l2_apply(&want, ratio, 1.0);
+    /* and the DRAM stream's figures, as ratios of the two walks */
+    double mn = (double)(wn.accesses - wn.hits), mc = (double)(wc.accesses - wc.hits);
+    assert_true(wn.dram_accesses > 0 && wc.dram_accesses > 0 && wc.dram_turn_rate > 0);
+    gpuest_study_dram_apply(&want, wn.dram_row_hit_rate / wc.dram_row_hit_rate,
+                            ((double)wn.dram_accesses / mn) / ((double)wc.dram_accesses / mc),
+                            wn.dram_turn_rate / wc.dram_turn_rate);
     gpuest_study_l2_cache_t *cache = NULL;
     assert_int_equal(gpuest_study_l2_cache_create(&cache, &err), GPUEST_OK);
     gpuest_model_phase_t ph[2];
