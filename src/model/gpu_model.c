@@ -123,6 +123,12 @@ struct gpuest_gpu_model_s {
     /* models of the same machine for kernel phases 1.. (phases.c): each phase keeps the open NoC model
      * of its own write share and reply length instead of rebuilding this one at every switch */
     struct gpuest_gpu_model_s *phase_kid[GPUEST_MODEL_MAX_PHASES];
+    /* A retargeted model answers as a fresh one (the batch's promise) only with an open model whose
+     * saturation searches started as a fresh model's do. noc_hinted: the current open model was
+     * built while the last one's saturation scale bracketed its first search (a rebuild inside one
+     * estimate: a technique's write share or reply length); new_point: retargeted, and no open
+     * model asked for since (ensure_noc). */
+    int noc_hinted, new_point;
 };
 
 gpuest_err gpuest_gpu_model_for_phase(gpuest_gpu_model_t *m, int k, gpuest_gpu_model_t **out, gpuest_error_t *err)
@@ -181,6 +187,7 @@ int gpuest_gpu_model_retarget(gpuest_gpu_model_t *m, const gpuest_config_t *cfg)
     m->net_cfg = net;
     m->l2c = cfg->core.clock_mhz / cfg->l2.clock_mhz;
     m->dramc = cfg->core.clock_mhz / cfg->dram.clock_mhz;
+    m->new_point = 1;
     for (int k = 0; k < GPUEST_MODEL_MAX_PHASES; k++)
         if (m->phase_kid[k])
             gpuest_gpu_model_retarget(m->phase_kid[k], cfg); /* the same network: always retargets */
@@ -219,11 +226,21 @@ static void find_hot_links(gpuest_gpu_model_t *m)
         }
 }
 
+/* The open NoC model of the reply length, write length and write share (kept while the share moves
+ * by less than 1e-3). The first one a retargeted model's estimate asks for is what a fresh model
+ * would build: the kept one only when it has exactly these inputs and its searches started from
+ * nothing (not noc_hinted), else a new one whose first search starts from nothing too (sat_scale
+ * 0). Later rebuilds inside one estimate start from the last scale, as on a fresh model. */
 static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_flits, double wf, gpuest_error_t *err)
 {
+    int first = m->new_point;
+    m->new_point = 0;
     if (m->noc && m->noc_rep_flits == rep_flits && m->noc_write_flits == write_flits &&
-        fabs(m->noc_write_fraction - wf) < 1e-3)
+        fabs(m->noc_write_fraction - wf) < 1e-3 && !(first && (m->noc_hinted || m->noc_write_fraction != wf)))
         return GPUEST_OK;
+    if (first)
+        m->sat_scale = 0.0;
+    m->noc_hinted = m->sat_scale > 0;
     gpuest_model_noc_destroy(m->noc);
     m->noc = NULL;
     gpuest_model_pattern_t p;
