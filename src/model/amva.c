@@ -104,13 +104,19 @@ static void prep_station(const gpuest_amva_station_t *s, int groups, double n, p
     p->delay_f = delay / f;
 }
 
-static double residence_prep(const prepared_t *p, double xg)
+static inline double residence_prep(const prepared_t *p, double xg)
 {
     if (p->delay_only)
         return p->demand;
-    double seen_u = p->priv ? xg * p->d * p->c : xg * p->d / p->reps * p->c;
+    double seen_u = xg * p->d; /* x / 1.0 is x: the divisions by one replica or presence are skipped */
+    if (!p->priv && p->reps != 1.0)
+        seen_u /= p->reps;
+    seen_u *= p->c;
     double resid = seen_u * p->k1;
-    double den = 1.0 - p->dfc * xg / p->pd;
+    double load = p->dfc * xg;
+    if (p->pd != 1.0)
+        load /= p->pd;
+    double den = 1.0 - load;
     if (!(den > 0.0))
         return INFINITY;
     double r = (p->df * (1.0 + resid) + p->delay_f) / den;
