@@ -43,7 +43,7 @@ static void calibration(gpuest_calibration_t *c, int anchored)
 
 /* Transforms whose open NoC model differs from the plain machine's: compressed replies (3 flits
  * instead of 5: another reply length), and a compressed L1 that removes read misses (l1_miss_scale:
- * another write share; 0.6 moves it from 0.37 to 0.60, 0.997 by 7e-4, under the 1e-3 inside which
+ * another write share; 0.6 moves it from 0.37 to 0.49, 0.997 by 7e-4, under the 1e-3 inside which
  * one estimate keeps its open model). */
 static void transforms(gpuest_model_transform_t t[3])
 {
