@@ -57,30 +57,39 @@ static const field_t fields[] = {
     {"noc.inject_queue", get_injq},
 };
 
-/* Names the first field outside what the calibration runs covered, or returns NULL. */
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+/* Names the first field outside what the calibration runs covered, or returns NULL. Each run's
+ * machine is built once for all fields. */
 static const char *outside_range(const gpuest_calibration_t *c, const gpuest_config_t *cfg, double *lo, double *hi)
 {
     gpuest_config_t base;
     gpuest_error_t err;
     if (gpuest_config_preset(&base, c->preset, &err) != GPUEST_OK)
         return "preset";
-    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
-        double v = fields[f].get(cfg);
-        *lo = *hi = fields[f].get(&base);
-        for (int i = 1; i < c->nruns; i++) { /* values the excitation runs set */
-            gpuest_config_t vc = base;
-            const char *s = c->runs[i].sets;
-            char one[96];
-            while (*s) {
-                size_t len = strcspn(s, ";");
-                snprintf(one, sizeof one, "%.*s", (int)len, s);
-                gpuest_config_set(&vc, one, "calibration", &err);
-                s += len + (s[len] ? 1 : 0);
-            }
-            double x = fields[f].get(&vc);
-            *lo = x < *lo ? x : *lo;
-            *hi = x > *hi ? x : *hi;
+    double flo[NFIELDS], fhi[NFIELDS];
+    for (size_t f = 0; f < NFIELDS; f++)
+        flo[f] = fhi[f] = fields[f].get(&base);
+    for (int i = 1; i < c->nruns; i++) { /* values the excitation runs set */
+        gpuest_config_t vc = base;
+        const char *s = c->runs[i].sets;
+        char one[96];
+        while (*s) {
+            size_t len = strcspn(s, ";");
+            snprintf(one, sizeof one, "%.*s", (int)len, s);
+            gpuest_config_set(&vc, one, "calibration", &err);
+            s += len + (s[len] ? 1 : 0);
         }
+        for (size_t f = 0; f < NFIELDS; f++) {
+            double x = fields[f].get(&vc);
+            flo[f] = x < flo[f] ? x : flo[f];
+            fhi[f] = x > fhi[f] ? x : fhi[f];
+        }
+    }
+    for (size_t f = 0; f < NFIELDS; f++) {
+        double v = fields[f].get(cfg);
+        *lo = flo[f];
+        *hi = fhi[f];
         if (v < *lo || v > *hi)
             return fields[f].name;
     }
