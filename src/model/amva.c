@@ -78,10 +78,12 @@ typedef struct {
     double d, c, reps, k1, df, dfc, pd, delay_f;
 } prepared_t;
 
-static void prep_station(const gpuest_amva_station_t *s, int groups, double n, prepared_t *p)
+/* c_priv = (n - 1) / n and c_shared = G - 1 / n: the seen-queue factors, the same for every station */
+static void prep_station(const gpuest_amva_station_t *s, double c_priv, double c_shared, prepared_t *p)
 {
     p->delay_only = s->kind == GPUEST_ST_DELAY;
     p->demand = s->demand;
+    p->pd = presence_div(s);
     if (p->delay_only)
         return;
     double d = s->demand, delay = 0.0;
@@ -91,7 +93,7 @@ static void prep_station(const gpuest_amva_station_t *s, int groups, double n, p
     }
     int reps = s->replicas > 0 ? s->replicas : 1;
     p->priv = s->private_station != 0;
-    p->c = p->priv ? (n - 1.0) / n : (double)groups - 1.0 / n;
+    p->c = p->priv ? c_priv : c_shared;
     p->d = d;
     p->reps = (double)reps;
     p->k1 = (1.0 + s->scv) / 2.0 - 1.0; /* 0 for exponential service */
@@ -100,7 +102,6 @@ static void prep_station(const gpuest_amva_station_t *s, int groups, double n, p
     double f = s->fork > 1.0 ? s->fork : 1.0;
     p->df = d / f;
     p->dfc = p->df * p->c;
-    p->pd = presence_div(s);
     p->delay_f = delay / f;
 }
 
@@ -169,8 +170,9 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
      * bound). A `start` (the solution of a nearby network: the closed model's previous outer
      * iteration) brackets the root within +-0.1 % of its throughput when both ends check out. */
     prepared_t pr[GPUEST_AMVA_MAX_STATIONS];
+    double c_priv = (n - 1.0) / n, c_shared = (double)groups - 1.0 / n;
     for (int i = 0; i < k; i++)
-        prep_station(&st[i], groups, n, &pr[i]);
+        prep_station(&st[i], c_priv, c_shared, &pr[i]);
     double s0 = 0.0; /* residences with nobody seen: sum R(xg) >= s0, so the root is below n / s0 */
     for (int i = 0; i < k; i++)
         s0 += residence_prep(&pr[i], 0.0);
@@ -229,7 +231,7 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
         return gpuest_fail(err, GPUEST_ERANGE, "AMVA: no finite solution");
     xg = n / sum; /* consistent with the residences (equal to lo within the bracket) */
     for (int i = 0; i < k; i++)
-        q1[i] = xg * out->r[i] / presence_div(&st[i]);
+        q1[i] = xg * out->r[i] / pr[i].pd;
     out->iterations = it;
     out->x_group = xg;
     out->x = xg * (double)groups;
