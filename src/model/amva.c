@@ -65,44 +65,73 @@ static double presence_div(const gpuest_amva_station_t *s)
  * a shared one, and the residence is R = df (1 + seen_q + resid) + delay / f (df = the queue part
  * of the demand over the fork, delay = Seidmann's delay part), so R solves a linear equation:
  * R = (df (1 + resid) + delay / f) / (1 - df c xg / pd), or infinity past the station's bound.
- * A residence below df (a negative residual correction) is clamped to df. */
-static double residence_at(const gpuest_amva_station_t *s, double xg, int groups, double n)
+ * A residence below df (a negative residual correction) is clamped to df.
+ *
+ * The root search evaluates it 10-20 times a solve at the same stations, so what does not depend on
+ * xg is computed once (prep_station) and kept in a prepared_t; each kept value is the one the
+ * direct form computes (the same operations in the same order), so the residences are bit for bit
+ * those of the direct form. */
+typedef struct {
+    int delay_only;   /* a delay station: its demand is the residence */
+    int priv;         /* private station: seen_u = xg d c; shared: xg d / reps c */
+    double demand;    /* delay stations */
+    double d, c, reps, k1, df, dfc, pd, delay_f;
+} prepared_t;
+
+/* c_priv = (n - 1) / n and c_shared = G - 1 / n: the seen-queue factors, the same for every station */
+static void prep_station(const gpuest_amva_station_t *s, double c_priv, double c_shared, prepared_t *p)
 {
-    if (s->kind == GPUEST_ST_DELAY)
-        return s->demand;
+    p->delay_only = s->kind == GPUEST_ST_DELAY;
+    p->demand = s->demand;
+    p->pd = presence_div(s);
+    if (p->delay_only)
+        return;
     double d = s->demand, delay = 0.0;
     if (s->kind == GPUEST_ST_MULTI && s->servers > 1) { /* Seidmann */
         delay = d * (double)(s->servers - 1) / (double)s->servers;
         d /= (double)s->servers;
     }
     int reps = s->replicas > 0 ? s->replicas : 1;
-    double c, seen_u;
-    if (s->private_station) {
-        c = (n - 1.0) / n;
-        seen_u = xg * d * c;
-    } else {
-        c = (double)groups - 1.0 / n;
-        seen_u = xg * d / (double)reps * c;
-    }
-    double resid = seen_u * ((1.0 + s->scv) / 2.0 - 1.0); /* 0 for exponential service */
+    p->priv = s->private_station != 0;
+    p->c = p->priv ? c_priv : c_shared;
+    p->d = d;
+    p->reps = (double)reps;
+    p->k1 = (1.0 + s->scv) / 2.0 - 1.0; /* 0 for exponential service */
     /* a batch spread over `fork` replicas is served in parallel: each part pays its share of the
      * service behind the queue it finds (the asymptote X = fork / D is the bottleneck bound) */
-    double f = s->fork > 1.0 ? s->fork : 1.0, df = d / f, pd = presence_div(s);
-    double den = 1.0 - df * c * xg / pd;
+    double f = s->fork > 1.0 ? s->fork : 1.0;
+    p->df = d / f;
+    p->dfc = p->df * p->c;
+    p->delay_f = delay / f;
+}
+
+static inline double residence_prep(const prepared_t *p, double xg)
+{
+    if (p->delay_only)
+        return p->demand;
+    double seen_u = xg * p->d; /* x / 1.0 is x: the divisions by one replica or presence are skipped */
+    if (!p->priv && p->reps != 1.0)
+        seen_u /= p->reps;
+    seen_u *= p->c;
+    double resid = seen_u * p->k1;
+    double load = p->dfc * xg;
+    if (p->pd != 1.0)
+        load /= p->pd;
+    double den = 1.0 - load;
     if (!(den > 0.0))
         return INFINITY;
-    double r = (df * (1.0 + resid) + delay / f) / den;
-    if (r - delay / f < df) /* 1 + seen_q + resid < 1: clamped, seen_q then from this residence */
-        r = df + delay / f;
+    double r = (p->df * (1.0 + resid) + p->delay_f) / den;
+    if (r - p->delay_f < p->df) /* 1 + seen_q + resid < 1: clamped, seen_q then from this residence */
+        r = p->df + p->delay_f;
     return r;
 }
 
 /* g(xg) = xg sum R(xg) - n: negative below the Schweitzer fixed point, infinite past a bound. */
-static double g_at(const gpuest_amva_station_t *st, int k, int groups, double n, double xg)
+static double g_at(const prepared_t *pr, int k, double n, double xg)
 {
     double sum = 0.0;
     for (int i = 0; i < k && isfinite(sum); i++)
-        sum += residence_at(&st[i], xg, groups, n);
+        sum += residence_prep(&pr[i], xg);
     return isfinite(sum) ? xg * sum - n : INFINITY;
 }
 
@@ -131,7 +160,7 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
     if (tol <= 0.0)
         tol = 1e-9;
     /* The Schweitzer fixed point in one unknown: every residence follows from the group's
-     * throughput xg (residence_at), and xg = n / sum R(xg); sum R is increasing in xg, so
+     * throughput xg (residence_prep), and xg = n / sum R(xg); sum R is increasing in xg, so
      * g(xg) = xg sum R(xg) - n has one root, between 0 and the first bound (n / the residences
      * with nobody seen; past a queue's bound R is infinite). The same fixed point the classic
      * substitution iteration reaches, without its slow convergence near saturation. The root is
@@ -140,18 +169,22 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
      * where a bisection to the same 1e-15 needs 50), a halving where an end is infinite (past a
      * bound). A `start` (the solution of a nearby network: the closed model's previous outer
      * iteration) brackets the root within +-0.1 % of its throughput when both ends check out. */
+    prepared_t pr[GPUEST_AMVA_MAX_STATIONS];
+    double c_priv = (n - 1.0) / n, c_shared = (double)groups - 1.0 / n;
+    for (int i = 0; i < k; i++)
+        prep_station(&st[i], c_priv, c_shared, &pr[i]);
     double s0 = 0.0; /* residences with nobody seen: sum R(xg) >= s0, so the root is below n / s0 */
     for (int i = 0; i < k; i++)
-        s0 += residence_at(&st[i], 0.0, groups, n);
+        s0 += residence_prep(&pr[i], 0.0);
     double lo = 0.0, hi = n / s0, glo = -n, ghi = INFINITY;
     int it, kept = 0;
     if (start && start->x_group > 0.0 && start->x_group < hi) {
         double x0 = start->x_group, a = x0 * (1.0 - 1e-3), b = x0 * (1.0 + 1e-3);
-        double ga = g_at(st, k, groups, n, a);
+        double ga = g_at(pr, k, n, a);
         if (ga < 0) {
             lo = a, glo = ga;
             if (b < hi) {
-                double gb = g_at(st, k, groups, n, b);
+                double gb = g_at(pr, k, n, b);
                 if (gb < 0)
                     lo = b, glo = gb;
                 else
@@ -176,7 +209,7 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
         } else {
             mid = 0.5 * (lo + hi);
         }
-        double g = g_at(st, k, groups, n, mid);
+        double g = g_at(pr, k, n, mid);
         if (g < 0) {
             lo = mid, glo = g;
             if (kept == -1)
@@ -191,14 +224,14 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
     }
     double xg = lo, q1[GPUEST_AMVA_MAX_STATIONS], sum = 0.0;
     for (int i = 0; i < k; i++) {
-        out->r[i] = residence_at(&st[i], xg, groups, n);
+        out->r[i] = residence_prep(&pr[i], xg);
         sum += out->r[i];
     }
     if (!(sum > 0) || !isfinite(sum))
         return gpuest_fail(err, GPUEST_ERANGE, "AMVA: no finite solution");
     xg = n / sum; /* consistent with the residences (equal to lo within the bracket) */
     for (int i = 0; i < k; i++)
-        q1[i] = xg * out->r[i] / presence_div(&st[i]);
+        q1[i] = xg * out->r[i] / pr[i].pd;
     out->iterations = it;
     out->x_group = xg;
     out->x = xg * (double)groups;

@@ -64,11 +64,16 @@ static double blocking_share(const gpuest_model_noc_t *m, int c)
  * of a request by a full MC, which keeps the ejection channel busy for the whole refusal
  * (ent_refusal): both read from the hop entries below. */
 
-static double update(double *slot, double v, double *delta)
+/* Stores the new wait v and raises *delta to its relative change. Only whether the sweep's largest
+ * change is within tol is ever read (eval_from), so once *delta is past tol the change is not
+ * computed (a division per wait in the sweeps that do not converge). */
+static double update(double *slot, double v, double *delta, double tol)
 {
-    double d = fabs(v - *slot) / (1.0 + fabs(v));
-    if (d > *delta)
-        *delta = d;
+    if (*delta <= tol) {
+        double d = fabs(v - *slot) / (1.0 + fabs(v));
+        if (d > *delta)
+            *delta = d;
+    }
     *slot = v;
     return v;
 }
@@ -129,7 +134,7 @@ static int solve_outputs(gpuest_model_noc_t *m, double scale, const gpuest_model
         if (rho >= 1.0)
             return 1;
         double w = rho > 0.0 ? pp->kappa * m2 / (2.0 * (1.0 - rho)) * (1.0 - sq / (rho * rho)) : 0.0;
-        update(&m->w_out[((size_t)pl * m->routers + r) * m->ports + o], w, delta);
+        update(&m->w_out[((size_t)pl * m->routers + r) * m->ports + o], w, delta, pp->tol);
     }
     return 0;
 }
@@ -166,8 +171,8 @@ static int solve_inputs(gpuest_model_noc_t *m, double scale, const gpuest_model_
         note_util(out, lam * es / m->vcs_part, r, i, 1);
         if (gpuest_model_ggc_wait(m->vcs_part, lam, es, pp->ca2, cs2 > 0.0 ? cs2 : 0.0, &w) != GPUEST_OK)
             return 1;
-        update(&m->w_vc[j], w, delta);
-        update(&m->w_down[j], wsum / lam, delta);
+        update(&m->w_vc[j], w, delta, pp->tol);
+        update(&m->w_down[j], wsum / lam, delta, pp->tol);
     }
     return 0;
 }
@@ -281,8 +286,8 @@ static double inject_service(const gpuest_model_noc_t *m, int n, int c, double s
 
 /* NI source queues (discrete-time Geo/G/1: W = lambda E[S(S-1)] / (2 (1 - rho))) and the MC
  * reply path (M/D/1/K over the MC reply queue + NI queue, refusing requests when full). */
-static int solve_endpoints(gpuest_model_noc_t *m, double scale, double conflict, gpuest_model_result_t *out, double *delta,
-                           double *stall_sum, int *mcs)
+static int solve_endpoints(gpuest_model_noc_t *m, double scale, double conflict, double tol, gpuest_model_result_t *out,
+                           double *delta, double *stall_sum, int *mcs)
 {
     *stall_sum = 0.0;
     *mcs = 0;
@@ -306,7 +311,7 @@ static int solve_endpoints(gpuest_model_noc_t *m, double scale, double conflict,
             note_util(out, rho, n, -1, 3);
             if (rho >= 1.0)
                 return 1;
-            update(&m->w_src[(size_t)pl * m->nodes + n], e > 0.0 ? e / (2.0 * (1.0 - rho)) : 0.0, delta);
+            update(&m->w_src[(size_t)pl * m->nodes + n], e > 0.0 ? e / (2.0 * (1.0 - rho)) : 0.0, delta, tol);
         }
         if (!m->mc[n] || rep_lam <= 0.0)
             continue;
@@ -336,9 +341,9 @@ static int solve_endpoints(gpuest_model_noc_t *m, double scale, double conflict,
         (*mcs)++;
         if (out->mc_full_prob < p_full)
             out->mc_full_prob = p_full;
-        update(&m->w_mcq[n], mq[4], delta);
+        update(&m->w_mcq[n], mq[4], delta, tol);
         /* Every refusal costs the refused request one more reply service time. */
-        update(&m->w_bp[n], d * p_full / (1.0 - p_full), delta);
+        update(&m->w_bp[n], d * p_full / (1.0 - p_full), delta, tol);
     }
     return 0;
 }
@@ -360,6 +365,17 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
 {
     double clk = m->clock;
     double tot = 0.0, lat = 0.0, net = 0.0;
+    /* hop waits per class: the hops in (r, i, o) order, as the dense loops, one pass for all classes
+     * (each class's sum in the same order as a pass of its own) */
+    double hws[GPUEST_MODEL_MAX_CLASSES] = {0};
+    for (size_t k = 0; !out->saturated && k < m->nent; k++) {
+        const gpuest_model_noc_ent_t *e = &m->ent[k];
+        double l = e->pkd; /* one wait per delivery behind it */
+        int c = e->c;
+        if (l > 0.0)
+            hws[c] += l * (m->w_vc[((size_t)m->part[c] * m->routers + e->r) * m->ports + e->i] +
+                           m->w_out[((size_t)m->plane[c] * m->routers + e->r) * m->ports + e->o]);
+    }
     for (int c = 0; c < m->ncls; c++) {
         gpuest_model_class_result_t *cr = &out->cls[c];
         double p = m->cls_pk[c];
@@ -372,15 +388,8 @@ static void class_results(const gpuest_model_noc_t *m, gpuest_model_result_t *ou
         cr->serialization = (double)(m->len[c] - 1) / clk;
         if (out->saturated)
             continue;
-        double hw = 0.0, sq = 0.0, mq = 0.0, rq = 0.0;
+        double hw = hws[c], sq = 0.0, mq = 0.0, rq = 0.0;
         double fan = m->cls_inj[c] > 0.0 ? p / m->cls_inj[c] : 1.0; /* deliveries per injected packet */
-        for (size_t k = 0; k < m->nent; k++) { /* the hops in (r, i, o) order, as the dense loops */
-            const gpuest_model_noc_ent_t *e = &m->ent[k];
-            double l = e->pkd; /* one wait per delivery behind it */
-            if (e->c == c && l > 0.0)
-                hw += l * (m->w_vc[((size_t)m->part[c] * m->routers + e->r) * m->ports + e->i] +
-                           m->w_out[((size_t)m->plane[c] * m->routers + e->r) * m->ports + e->o]);
-        }
         for (int n = 0; n < m->nodes; n++) {
             double li = m->inj[(size_t)n * m->ncls + c], la = m->arr[(size_t)n * m->ncls + c];
             if (m->mc[n] && m->part[c] == 1)
@@ -486,7 +495,7 @@ static gpuest_err eval_from(gpuest_model_noc_t *m, double scale, const gpuest_mo
         probe.mc_inject_util = 0.0;
         sat = solve_outputs(m, sw, params, (double)m->vcs_part, &probe, &delta) ||
               solve_inputs(m, sw, params, &probe, &delta) ||
-              solve_endpoints(m, sw, params->conflict, &probe, &delta, &stall, &mcs);
+              solve_endpoints(m, sw, params->conflict, params->tol, &probe, &delta, &stall, &mcs);
         *out = probe;
         out->iterations = it;
         if (delta <= params->tol) {

@@ -127,6 +127,12 @@ struct gpuest_gpu_model_s {
      * scale 1 (0: no class) and its shape */
     double noc_probe_rate;
     int noc_probe_index;
+    /* A retargeted model answers as a fresh one (the batch's promise) only with an open model whose
+     * saturation searches started as a fresh model's do. noc_hinted: the current open model was
+     * built while the last one's saturation scale bracketed its first search (a rebuild inside one
+     * estimate: a technique's write share or reply length); new_point: retargeted, and no open
+     * model asked for since (ensure_noc). */
+    int noc_hinted, new_point;
 };
 
 gpuest_err gpuest_gpu_model_for_phase(gpuest_gpu_model_t *m, int k, gpuest_gpu_model_t **out, gpuest_error_t *err)
@@ -185,6 +191,7 @@ int gpuest_gpu_model_retarget(gpuest_gpu_model_t *m, const gpuest_config_t *cfg)
     m->net_cfg = net;
     m->l2c = cfg->core.clock_mhz / cfg->l2.clock_mhz;
     m->dramc = cfg->core.clock_mhz / cfg->dram.clock_mhz;
+    m->new_point = 1;
     for (int k = 0; k < GPUEST_MODEL_MAX_PHASES; k++)
         if (m->phase_kid[k])
             gpuest_gpu_model_retarget(m->phase_kid[k], cfg); /* the same network: always retargets */
@@ -223,13 +230,25 @@ static void find_hot_links(gpuest_gpu_model_t *m)
         }
 }
 
+/* The open NoC model of the reply length, write length and write share (kept while the share moves
+ * by less than 1e-3). The first one a retargeted model's estimate asks for is what a fresh model
+ * would build: the kept one only when it has exactly these inputs and its searches started from
+ * nothing (not noc_hinted), else a new one whose first search starts from nothing too (sat_scale
+ * 0). The remote-L1 probe class (probes per SM per cycle, its shape) is an input like the others.
+ * Later rebuilds inside one estimate start from the last scale, as on a fresh model. */
 static gpuest_err ensure_noc(gpuest_gpu_model_t *m, int rep_flits, int write_flits, double wf, double probes,
                              int probe_index, gpuest_error_t *err)
 {
+    int first = m->new_point;
+    m->new_point = 0;
     if (m->noc && m->noc_rep_flits == rep_flits && m->noc_write_flits == write_flits &&
         fabs(m->noc_write_fraction - wf) < 1e-3 && fabs(m->noc_probe_rate - probes) <= 1e-6 * probes &&
-        (probes == 0 || m->noc_probe_index == probe_index))
+        (probes == 0 || m->noc_probe_index == probe_index) &&
+        !(first && (m->noc_hinted || m->noc_write_fraction != wf || m->noc_probe_rate != probes)))
         return GPUEST_OK;
+    if (first)
+        m->sat_scale = 0.0;
+    m->noc_hinted = m->sat_scale > 0;
     gpuest_model_noc_destroy(m->noc);
     m->noc = NULL;
     gpuest_model_pattern_t p;
@@ -481,10 +500,18 @@ static double stall_ratio(double mean, double b, double k)
             z += pn;
             m += n * pn;
         }
-        if (m / z < mean)
+        /* a halving that moves neither end leaves the bracket where it is for good (each step is
+         * a function of lo and hi alone): the remaining halvings would repeat it, so stop. The
+         * bracket closes to adjacent doubles in about 60 of the 200. */
+        if (m / z < mean) {
+            if (rho == lo)
+                break;
             lo = rho;
-        else
+        } else {
+            if (rho == hi)
+                break;
             hi = rho;
+        }
     }
     double rho = sqrt(lo * hi), z = 0, tail = 0, pn = 1;
     for (int n = 0; n <= (int)b; n++, pn *= rho) {

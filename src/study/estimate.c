@@ -57,30 +57,39 @@ static const field_t fields[] = {
     {"noc.inject_queue", get_injq},
 };
 
-/* Names the first field outside what the calibration runs covered, or returns NULL. */
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+/* Names the first field outside what the calibration runs covered, or returns NULL. Each run's
+ * machine is built once for all fields. */
 static const char *outside_range(const gpuest_calibration_t *c, const gpuest_config_t *cfg, double *lo, double *hi)
 {
     gpuest_config_t base;
     gpuest_error_t err;
     if (gpuest_config_preset(&base, c->preset, &err) != GPUEST_OK)
         return "preset";
-    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
-        double v = fields[f].get(cfg);
-        *lo = *hi = fields[f].get(&base);
-        for (int i = 1; i < c->nruns; i++) { /* values the excitation runs set */
-            gpuest_config_t vc = base;
-            const char *s = c->runs[i].sets;
-            char one[96];
-            while (*s) {
-                size_t len = strcspn(s, ";");
-                snprintf(one, sizeof one, "%.*s", (int)len, s);
-                gpuest_config_set(&vc, one, "calibration", &err);
-                s += len + (s[len] ? 1 : 0);
-            }
-            double x = fields[f].get(&vc);
-            *lo = x < *lo ? x : *lo;
-            *hi = x > *hi ? x : *hi;
+    double flo[NFIELDS], fhi[NFIELDS];
+    for (size_t f = 0; f < NFIELDS; f++)
+        flo[f] = fhi[f] = fields[f].get(&base);
+    for (int i = 1; i < c->nruns; i++) { /* values the excitation runs set */
+        gpuest_config_t vc = base;
+        const char *s = c->runs[i].sets;
+        char one[96];
+        while (*s) {
+            size_t len = strcspn(s, ";");
+            snprintf(one, sizeof one, "%.*s", (int)len, s);
+            gpuest_config_set(&vc, one, "calibration", &err);
+            s += len + (s[len] ? 1 : 0);
         }
+        for (size_t f = 0; f < NFIELDS; f++) {
+            double x = fields[f].get(&vc);
+            flo[f] = x < flo[f] ? x : flo[f];
+            fhi[f] = x > fhi[f] ? x : fhi[f];
+        }
+    }
+    for (size_t f = 0; f < NFIELDS; f++) {
+        double v = fields[f].get(cfg);
+        *lo = flo[f];
+        *hi = fhi[f];
         if (v < *lo || v > *hi)
             return fields[f].name;
     }
@@ -96,9 +105,16 @@ typedef struct {
     double ipc_grad[GPUEST_GPU_PARAMS], amat_grad[GPUEST_GPU_PARAMS];
 } anchor_t;
 
-static gpuest_err anchor_solve(const gpuest_calibration_t *c, anchor_t *a, gpuest_error_t *err)
+/* keep (may be NULL): gets the model the anchor was solved on (the caller destroys it; NULL when
+ * none was built), so that a point of the calibrated machine's network reuses its open NoC model,
+ * saturation scales and curves instead of building them again (gpuest_gpu_model_retarget: a
+ * retargeted model answers bit for bit as a fresh one). */
+static gpuest_err anchor_solve(const gpuest_calibration_t *c, anchor_t *a, gpuest_gpu_model_t **keep,
+                               gpuest_error_t *err)
 {
     memset(a, 0, sizeof *a);
+    if (keep)
+        *keep = NULL;
     if (!c->anchor_ipc && !c->anchor_amat)
         return GPUEST_OK;
     gpuest_config_t base;
@@ -115,7 +131,10 @@ static gpuest_err anchor_solve(const gpuest_calibration_t *c, anchor_t *a, gpues
     if (rc == GPUEST_OK)
         rc = gpuest_gpu_predict_grad_phases_at(m, &c->runs[0].in, ph, nph, NULL, &c->fit, &a->at, a->ipc_grad,
                                                a->amat_grad, err);
-    gpuest_gpu_model_destroy(m);
+    if (keep && rc == GPUEST_OK)
+        *keep = m;
+    else
+        gpuest_gpu_model_destroy(m);
     a->usable = rc == GPUEST_OK && a->at.ipc > 0 && a->at.amat > 0;
     return rc;
 }
@@ -141,9 +160,14 @@ gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_con
 {
     memset(out, 0, sizeof *out);
     anchor_t anc;
-    GPUEST_TRY(anchor_solve(c, &anc, err));
     gpuest_gpu_model_t *m = NULL;
-    GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
+    GPUEST_TRY(anchor_solve(c, &anc, &m, err));
+    if (m && !gpuest_gpu_model_retarget(m, cfg)) { /* another network than the calibrated machine's */
+        gpuest_gpu_model_destroy(m);
+        m = NULL;
+    }
+    if (!m)
+        GPUEST_TRY(gpuest_gpu_model_create(cfg, &m, err));
     gpuest_err rc = estimate_on(c, m, cfg, t, conf, NULL, &anc, out, err);
     gpuest_gpu_model_destroy(m);
     return rc;
@@ -179,6 +203,19 @@ gpuest_err gpuest_study_estimate_in(gpuest_study_batch_t *b, const gpuest_calibr
                                     gpuest_study_estimate_t *out, gpuest_error_t *err)
 {
     memset(out, 0, sizeof *out);
+    if (b->anchor_of != c) {
+        /* the kept models hold another calibration's kappas: start again, then keep the anchor's
+         * model (the calibrated machine's network, set up by the anchor's own solve) */
+        for (int i = 0; i < b->used; i++)
+            gpuest_gpu_model_destroy(b->m[i]);
+        b->used = b->next = 0;
+        b->anchor_of = NULL;
+        gpuest_gpu_model_t *am = NULL;
+        GPUEST_TRY(anchor_solve(c, &b->anchor, &am, err));
+        b->anchor_of = c;
+        if (am)
+            b->m[b->used++] = am;
+    }
     gpuest_gpu_model_t *m = NULL;
     for (int i = 0; i < b->used && !m; i++)
         if (gpuest_gpu_model_retarget(b->m[i], cfg))
@@ -200,11 +237,6 @@ gpuest_err gpuest_study_estimate_in(gpuest_study_batch_t *b, const gpuest_calibr
     if (!b->l2)
         GPUEST_TRY(gpuest_study_l2_cache_create(&b->l2, err));
     b->l2_of = c;
-    if (b->anchor_of != c) {
-        b->anchor_of = NULL;
-        GPUEST_TRY(anchor_solve(c, &b->anchor, err));
-        b->anchor_of = c;
-    }
     return estimate_on(c, m, cfg, t, conf, b->l2, &b->anchor, out, err);
 }
 

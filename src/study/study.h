@@ -219,7 +219,9 @@ gpuest_err gpuest_study_estimate(const gpuest_calibration_t *c, const gpuest_con
  * only in L1, L2, DRAM or technique keys (gpuest_gpu_model_retarget); up to
  * GPUEST_STUDY_BATCH_MODELS networks are kept. Each estimate is bit-identical to
  * gpuest_study_estimate's for the same point: the kept saturation points and curves are the ones a
- * fresh model computes for the same network and kappa. */
+ * fresh model computes for the same network and kappa. The first kept model is the one the
+ * calibration's anchor was solved on (the calibrated machine's network); a batch used with another
+ * calibration starts again. */
 #define GPUEST_STUDY_BATCH_MODELS 8
 typedef struct gpuest_study_batch_s gpuest_study_batch_t;
 gpuest_err gpuest_study_batch_create(gpuest_study_batch_t **out, gpuest_error_t *err);
