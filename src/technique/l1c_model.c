@@ -183,6 +183,9 @@ typedef struct {
      * come in a row), and the sum over instructions of k (k - 1) / 2 (hits each finds ahead of it) */
     uint64_t inst_comp_hits, comp_hits_ahead;
     tech_dq_replay_t *dq; /* the decompression queue replayed on the walk's order */
+    tech_fillq_t *fq;     /* the misses' fills, installed at the requester's next turn */
+    uint32_t warp;        /* the warp whose turn it is */
+    const gpuest_memimg_t *img; /* the image the walk reads (the fills size their lines from it) */
     /* effective capacity, sampled on one SM's two L1s every EP (256 of its reads) */
     double cap_plain, cap_comp;
     uint64_t cap_samples;
@@ -218,20 +221,20 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
         return GPUEST_OK;
     }
     w->reads++;
+    w->img = img;
     int hc;
-    int plain_hit = tech_l1cm_access(w->plain, sm, line, GPUEST_LINE_BYTES, &hc);
+    /* a miss only queues its fill (installed at the warp's next turn, fill_turn) */
+    int plain_hit = tech_l1cm_holds(w->plain, sm, line) && tech_l1cm_access(w->plain, sm, line, GPUEST_LINE_BYTES, &hc);
     w->miss_plain += !plain_hit;
-    uint8_t buf[GPUEST_LINE_BYTES];
-    int bytes = GPUEST_LINE_BYTES;
     l1cm_way_t *present = lookup(w->comp, set_of(w->comp, sm, line), line);
-    if (!present) {
+    if (!present)
         GPUEST_TRY(sc_count_read(w, sm, err));
-        gpuest_memimg_read_line(img, line, buf);
-        bytes = line_bytes_in_mode(w, sm, line, buf);
-    }
-    int comp_hit = tech_l1cm_access(w->comp, sm, line, bytes, &hc);
+    int comp_hit = present && tech_l1cm_access(w->comp, sm, line, GPUEST_LINE_BYTES, &hc);
     if (present)
         GPUEST_TRY(sc_count_read(w, sm, err));
+    int which = (!plain_hit ? 1 : 0) | (!comp_hit ? 2 : 0);
+    if (which)
+        GPUEST_TRY(tech_fillq_push(w->fq, w->warp, (tech_fill_t){.line = line, .sm = sm, .which = which}, err));
     tech_dq_replay_read(w->dq, sm, comp_hit && hc);
     if (comp_hit) {
         w->hits_comp++;
@@ -250,6 +253,27 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     return GPUEST_OK;
 }
 
+/* Warp `warp` starts its turn: the fills of its misses arrive (the compressed line sized from the
+ * image as the walk has it now; a line another warp's fill brought is only touched). */
+static gpuest_err fill_turn(l1cm_walk_t *w, uint32_t warp, gpuest_error_t *err)
+{
+    const tech_fill_t *f;
+    size_t n = tech_fillq_take(w->fq, warp, &f);
+    w->warp = warp;
+    for (size_t i = 0; i < n; i++) {
+        int hc;
+        if (f[i].which & 1)
+            tech_l1cm_access(w->plain, f[i].sm, f[i].line, GPUEST_LINE_BYTES, &hc);
+        if ((f[i].which & 2) && !tech_l1cm_holds(w->comp, f[i].sm, f[i].line)) {
+            uint8_t buf[GPUEST_LINE_BYTES];
+            gpuest_memimg_read_line(w->img, f[i].line, buf);
+            tech_l1cm_access(w->comp, f[i].sm, f[i].line, line_bytes_in_mode(w, f[i].sm, f[i].line, buf), &hc);
+        }
+    }
+    (void)err;
+    return GPUEST_OK;
+}
+
 /* A warp instruction's compressed hits are done: each found those before it in the queue. */
 static void end_instruction(l1cm_walk_t *w)
 {
@@ -264,6 +288,7 @@ static gpuest_err on_launch(void *ctx, const gpuest_charact_t *s, gpuest_error_t
     l1cm_walk_t *w = ctx;
     end_instruction(w);
     tech_dq_replay_flush(w->dq);
+    tech_fillq_clear(w->fq);
     tech_l1cm_flush(w->plain); /* the walk's L1s start empty at each launch */
     tech_l1cm_flush(w->comp);
     return GPUEST_OK;
@@ -274,6 +299,7 @@ static void walk_free(l1cm_walk_t *w)
     tech_l1cm_destroy(w->plain);
     tech_l1cm_destroy(w->comp);
     tech_dq_replay_destroy(w->dq);
+    tech_fillq_destroy(w->fq);
     tech_scbook_destroy(w->sc);
 }
 
@@ -285,6 +311,7 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->plain, err));
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->comp, err));
     GPUEST_TRY(tech_dq_replay_create(n, decomp_cycles[w->mode], &w->dq, err));
+    GPUEST_TRY(tech_fillq_create(&w->fq, err));
     if (w->mode != GPUEST_L1C_SC) {
         GPUEST_TRY(gpuest_compress_lookup(w->mode == GPUEST_L1C_BDI ? "bdi" : "bpc", &a, err));
         return gpuest_codec_init(&w->codec, a, &o, err);
@@ -329,6 +356,15 @@ static gpuest_err on_inst_all(void *ctx, int sm, int is_load, int lines, gpuest_
     return GPUEST_OK;
 }
 
+static gpuest_err on_turn_all(void *ctx, int sm, uint32_t warp, gpuest_error_t *err)
+{
+    (void)sm;
+    l1cm_walks_t *m = ctx;
+    for (int i = 0; i < m->n; i++)
+        GPUEST_TRY(fill_turn(&m->w[i], warp, err));
+    return GPUEST_OK;
+}
+
 static gpuest_err on_launch_all(void *ctx, const gpuest_charact_t *s, gpuest_error_t *err)
 {
     l1cm_walks_t *m = ctx;
@@ -366,6 +402,10 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
     o.access_cb = on_access_all;
     o.access_ctx = &m;
     o.inst_cb = on_inst_all;
+    /* the simulator's GTO scheduler runs a warp until it needs a load's data, and the warp goes on
+     * when that data (and the line's fill) arrives: fills at the warp's next turn (l1c_fillq.c) */
+    o.gto_bursts = 1;
+    o.turn_cb = on_turn_all;
     gpuest_err rc = GPUEST_OK;
     for (int i = 0; i < m.n && rc == GPUEST_OK; i++) {
         m.w[i].mode = modes[i];

@@ -99,6 +99,21 @@ int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int
 int tech_l1cm_holds(tech_l1cm_cache_t *c, int sm, uint64_t line);
 /* The effective capacity of SM sm's L1: valid lines x 128 B over its data bytes. */
 double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm);
+
+/* The L1 fills the walk defers to the requesting warp's next turn (l1c_fillq.c). which: 1 the
+ * plain L1, 2 the compressed one, 3 both. take hands back the warp's fills in request order and
+ * empties its list (the array stays valid until the next push). */
+typedef struct {
+    uint64_t line;
+    int32_t sm;
+    int32_t which;
+} tech_fill_t;
+typedef struct tech_fillq_s tech_fillq_t;
+gpuest_err tech_fillq_create(tech_fillq_t **out, gpuest_error_t *err);
+void tech_fillq_destroy(tech_fillq_t *q);
+gpuest_err tech_fillq_push(tech_fillq_t *q, uint32_t warp, tech_fill_t f, gpuest_error_t *err);
+size_t tech_fillq_take(tech_fillq_t *q, uint32_t warp, const tech_fill_t **fills);
+void tech_fillq_clear(tech_fillq_t *q);
 /* The 18 FANN features (gpuest_l1c_fann_feature_names) the model can supply at candidate
  * v->current and EP position ep_in_period (l1c_model.c; the queue features are 0). */
 void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, double x[GPUEST_L1C_FANN_FEATURES]);

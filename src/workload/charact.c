@@ -17,6 +17,8 @@ void gpuest_charact_opts_default(gpuest_charact_opts_t *o)
     o->inst_cb = NULL;
     o->holder_delay = 0;
     o->miss_cb = NULL;
+    o->gto_bursts = 0;
+    o->turn_cb = NULL;
 }
 
 /* ------------------------------------------------------------ line table
@@ -170,6 +172,9 @@ typedef struct {
     int sm;
     int live;               /* warps not yet finished */
     gpuest_warp_t **warps;  /* warps_per_cta entries, NULL when finished */
+    gpuest_inst_t *held;    /* gto_bursts: per warp, the instruction that ended its last burst */
+    uint8_t *has_held;
+    uint32_t warp0;         /* the turn callback's name of its first warp */
 } slot_t;
 
 typedef struct {
@@ -256,34 +261,90 @@ static gpuest_err slot_fill(run_t *r, slot_t *s, uint32_t cta, int sm, const gpu
     r->st.warps += l->warps_per_cta;
     for (uint32_t w = 0; w < l->warps_per_cta; w++) {
         GPUEST_TRY(gpuest_warp_open(r->wl, cta, w, &s->warps[w], err));
+        if (s->has_held)
+            s->has_held[w] = 0;
         s->live++;
     }
     return GPUEST_OK;
 }
 
-/* Issues one instruction of each live warp of a slot; closes finished warps. */
+/* One issued instruction of a warp on the slot's SM: counted, and its line requests walked. */
+static gpuest_err issue_inst(run_t *r, slot_t *s, const gpuest_inst_t *in, gpuest_error_t *err)
+{
+    r->st.warp_instructions++;
+    if (in->kind != GPUEST_INST_MEM)
+        return GPUEST_OK;
+    r->st.mem_instructions++;
+    size_t n = gpuest_coalesce(in, r->reqs);
+    if (r->o->inst_cb)
+        GPUEST_TRY(r->o->inst_cb(r->o->access_ctx, s->sm, in->op == GPUEST_MEM_LOAD, (int)n, err));
+    for (size_t i = 0; i < n; i++)
+        GPUEST_TRY(on_request(r, s->sm, in, &r->reqs[i], err));
+    return GPUEST_OK;
+}
+
+static void close_warp(slot_t *s, uint32_t w)
+{
+    gpuest_warp_close(s->warps[w]);
+    s->warps[w] = NULL;
+    s->live--;
+}
+
+/* 1 when in reads a register in the pending set (one bit per register number). */
+static int reads_pending(const gpuest_inst_t *in, const uint64_t pend[4])
+{
+    for (int k = 0; k < in->nsrc && k < GPUEST_INST_MAX_SRC; k++)
+        if (pend[in->src[k] >> 6] >> (in->src[k] & 63) & 1)
+            return 1;
+    return 0;
+}
+
+/* gto_bursts: warp w issues until an instruction needs a load of this burst or is a barrier (at
+ * least one instruction a turn); the instruction that stops it is held for its next turn. */
+static gpuest_err warp_burst(run_t *r, slot_t *s, uint32_t w, gpuest_error_t *err)
+{
+    uint64_t pend[4] = {0, 0, 0, 0};
+    for (int issued = 0;; issued++) {
+        gpuest_inst_t *in = &s->held[w];
+        if (!s->has_held[w])
+            GPUEST_TRY(gpuest_warp_next(s->warps[w], in, err));
+        s->has_held[w] = 0;
+        if (in->kind == GPUEST_INST_END) {
+            close_warp(s, w);
+            return GPUEST_OK;
+        }
+        if (issued > 0 && (in->kind == GPUEST_INST_BARRIER || reads_pending(in, pend))) {
+            s->has_held[w] = 1;
+            return GPUEST_OK;
+        }
+        GPUEST_TRY(issue_inst(r, s, in, err));
+        if (in->kind == GPUEST_INST_MEM && in->op == GPUEST_MEM_LOAD)
+            for (int k = 0; k < in->ndst && k < GPUEST_INST_MAX_DST; k++)
+                pend[in->dst[k] >> 6] |= 1ull << (in->dst[k] & 63);
+        if (in->kind == GPUEST_INST_BARRIER)
+            return GPUEST_OK;
+    }
+}
+
+/* Issues one instruction (gto_bursts: one burst) of each live warp of a slot; closes finished warps. */
 static gpuest_err slot_step(run_t *r, slot_t *s, const gpuest_launch_t *l, gpuest_error_t *err)
 {
     gpuest_inst_t in;
     for (uint32_t w = 0; w < l->warps_per_cta; w++) {
         if (!s->warps[w])
             continue;
-        GPUEST_TRY(gpuest_warp_next(s->warps[w], &in, err));
-        if (in.kind == GPUEST_INST_END) {
-            gpuest_warp_close(s->warps[w]);
-            s->warps[w] = NULL;
-            s->live--;
+        if (r->o->turn_cb)
+            GPUEST_TRY(r->o->turn_cb(r->o->access_ctx, s->sm, s->warp0 + w, err));
+        if (r->o->gto_bursts) {
+            GPUEST_TRY(warp_burst(r, s, w, err));
             continue;
         }
-        r->st.warp_instructions++;
-        if (in.kind != GPUEST_INST_MEM)
+        GPUEST_TRY(gpuest_warp_next(s->warps[w], &in, err));
+        if (in.kind == GPUEST_INST_END) {
+            close_warp(s, w);
             continue;
-        r->st.mem_instructions++;
-        size_t n = gpuest_coalesce(&in, r->reqs);
-        if (r->o->inst_cb)
-            GPUEST_TRY(r->o->inst_cb(r->o->access_ctx, s->sm, in.op == GPUEST_MEM_LOAD, (int)n, err));
-        for (size_t i = 0; i < n; i++)
-            GPUEST_TRY(on_request(r, s->sm, &in, &r->reqs[i], err));
+        }
+        GPUEST_TRY(issue_inst(r, s, &in, err));
     }
     return GPUEST_OK;
 }
@@ -300,13 +361,24 @@ static gpuest_err run_launch(run_t *r, const gpuest_launch_t *l, gpuest_error_t 
         nslots = l->num_ctas;
     slot_t *slots = calloc(nslots, sizeof *slots);
     gpuest_warp_t **wp = calloc(nslots * l->warps_per_cta, sizeof *wp);
+    gpuest_inst_t *held = NULL;
+    uint8_t *has_held = NULL;
+    if (o->gto_bursts) {
+        held = malloc(nslots * l->warps_per_cta * sizeof *held);
+        has_held = calloc(nslots * l->warps_per_cta, 1);
+    }
     gpuest_err rc = GPUEST_OK;
-    if (!slots || !wp)
+    if (!slots || !wp || (o->gto_bursts && (!held || !has_held)))
         rc = gpuest_fail(err, GPUEST_ENOMEM, "characterize: out of memory");
     uint32_t next = 0;
     size_t active = 0;
     for (size_t i = 0; rc == GPUEST_OK && i < nslots; i++) {
         slots[i].warps = wp + i * l->warps_per_cta;
+        slots[i].warp0 = (uint32_t)(i * l->warps_per_cta);
+        if (held) {
+            slots[i].held = held + i * l->warps_per_cta;
+            slots[i].has_held = has_held + i * l->warps_per_cta;
+        }
         /* CTA c goes to SM c mod num_sms; later CTAs take the slot freed on the same SM. */
         rc = slot_fill(r, &slots[i], next, (int)(next % (uint32_t)o->num_sms), l, err);
         next++;
@@ -331,6 +403,8 @@ static gpuest_err run_launch(run_t *r, const gpuest_launch_t *l, gpuest_error_t 
             gpuest_warp_close(slots[i].warps[w]);
     free(slots);
     free(wp);
+    free(held);
+    free(has_held);
     return rc;
 }
 

@@ -320,6 +320,15 @@ typedef struct {
     /* Called with access_ctx for every read that misses the walk's L1: its SM, its instruction's
      * pc and the holders counted for miss_holders (clipped the same way); NULL: none. */
     gpuest_err (*miss_cb)(void *ctx, int sm, uint32_t pc, int holders, gpuest_error_t *err);
+    /* 0 (default): each resident warp issues one instruction in turn. 1: greedy bursts, the order a
+     * greedy-then-oldest scheduler gives when loads take long: in its turn a warp issues until an
+     * instruction reads a register a load of this burst writes, or a barrier (that instruction
+     * opens its next turn). A warp's loads up to its first use of their data are then adjacent. */
+    int gto_bursts;
+    /* Called with access_ctx when a resident warp starts its turn (before its instructions), warp
+     * naming it among the launch's resident warps (a slot's index x warps per CTA + its index in
+     * the CTA: reused by the CTA that takes a finished one's slot); NULL: none. */
+    gpuest_err (*turn_cb)(void *ctx, int sm, uint32_t warp, gpuest_error_t *err);
 } gpuest_charact_opts_t;
 
 void gpuest_charact_opts_default(gpuest_charact_opts_t *o);

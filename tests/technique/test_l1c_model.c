@@ -75,20 +75,22 @@ static void set(gpuest_config_t *c, const char *kv)
 }
 
 /* One warp reads lines 0, S, 2S, 3S, 4S (S = sets x 128: all in set 0) twice, each with 32 lanes of
- * 4 bytes; the trace has no image, so every line is zeros. */
+ * 4 bytes, and uses each loaded value at once (an add reads it: the walk's greedy burst ends there,
+ * and the line's fill arrives at the warp's next turn); the trace has no image, so every line is
+ * zeros. */
 static gpuest_workload_t *trace_set0(int sets, int nlines)
 {
     mkdir(TMP, 0755);
     FILE *f = fopen(TMP "/t.csv", "w");
     assert_non_null(f);
-    fprintf(f, "gpuest_trace,1\nkernel,0,k,1,1,1,32,1,1,0,8\n");
+    fprintf(f, "gpuest_trace,2\nkernel,0,k,1,1,1,32,1,1,0,16\n");
     for (int r = 0; r < 2; r++)
         for (int i = 0; i < nlines; i++) {
             fprintf(f, "inst,0,0,0,%d,load,4,ffffffff,", 8 * (r * nlines + i));
             unsigned base = (unsigned)(i * sets * 128);
             for (int k = 0; k < 32; k++)
                 fprintf(f, "%s0x%x", k ? " " : "", base + 4u * (unsigned)k);
-            fprintf(f, "\n");
+            fprintf(f, ",8,\ninst,0,0,0,%d,alu,0,ffffffff,,1,8\n", 8 * (r * nlines + i) + 4);
         }
     fclose(f);
     gpuest_workload_t *wl = NULL;
@@ -220,10 +222,48 @@ static void test_refusals(void **state)
     assert_non_null(strstr(e.msg, "launches"));
 }
 
+/* The fills arrive at the requesting warp's next turn (l1c_fillq.c). 1-way sets (the plain L1
+ * holds one line; the compressed one four zero lines of one sub-block each, BDI). Two warps of a
+ * CTA each load a line (A, B), use it, load it again and use it: the walk's greedy bursts give
+ * A0 (miss) B1 (miss) | fill A, A0 | fill B, B1. Both second loads hit both L1s: 2 misses each,
+ * miss rate x 1, two hits on BDI lines (+2). A walk that installs a line at its miss gives the
+ * plain L1 a third miss (B's fill evicts A before A0's reuse): x 2/3; one that never installs the
+ * deferred fills, no hit at all (+0). */
+static void test_fill_at_next_turn(void **state)
+{
+    (void)state;
+    mkdir(TMP, 0755);
+    FILE *f = fopen(TMP "/turn.csv", "w");
+    assert_non_null(f);
+    fprintf(f, "gpuest_trace,2\nkernel,0,k,1,1,1,64,1,1,0,16\n");
+    for (int w = 0; w < 2; w++)
+        for (int r = 0; r < 2; r++)
+            fprintf(f, "inst,0,0,%d,%d,load,4,00000001,0x%x,%d,\ninst,0,0,%d,%d,alu,0,00000001,,1,%d\n", w, 8 * r,
+                    0x10000 + 0x600 * w, 8 + r, w, 8 * r + 4, 8 + r);
+    fclose(f);
+    gpuest_workload_t *wl = NULL;
+    gpuest_error_t e = {0};
+    if (gpuest_workload_open_csv(TMP "/turn.csv", NULL, &wl, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    gpuest_config_t c;
+    assert_int_equal(gpuest_config_preset(&c, "fermi", &e), GPUEST_OK);
+    set(&c, "technique.l1_compression=static_bdi");
+    set(&c, "l1.size_bytes=1536"); /* 12 sets (the fewest allowed): A and B 12 lines apart, one set */
+    set(&c, "l1.assoc=1");
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+    gpuest_model_transform_t t;
+    gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
+    assert_int_equal(rc, GPUEST_OK);
+    gpuest_workload_destroy(wl);
+    assert_true(t.l1_miss_scale == 1.0);
+    assert_true(t.l1_hit_extra_latency == 2.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_fit_by_hand), cmocka_unit_test(test_store_evicts),
                                        cmocka_unit_test(test_transform_by_hand), cmocka_unit_test(test_refusals),
-                                       cmocka_unit_test(test_adaptive_candidates), cmocka_unit_test(test_fann_features)};
+                                       cmocka_unit_test(test_adaptive_candidates), cmocka_unit_test(test_fann_features),
+                                       cmocka_unit_test(test_fill_at_next_turn)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,11 +151,97 @@ static void test_eviction(void **state)
     gpuest_workload_destroy(wl);
 }
 
+/* The greedy-burst order (gto_bursts) and the turn callback on two warps of one CTA, each
+ *   pc1 load A (dst 8), pc2 load B (dst 9), pc3 alu reads 8, pc4 load C (dst 10):
+ * one instruction a turn walks A0 A1 B0 B1 C0 C1 (10 turns: 4 instructions and the end each);
+ * bursts stop at the alu that needs the first load: A0 B0 A1 B1 C0 C1 in 4 turns (the end is
+ * found inside the second burst). Fails when a burst ignores the registers (A0 B0 C0 ...), does
+ * not stop at the use, loses the held instruction (C missing) or names the warps wrongly. */
+typedef struct {
+    uint64_t lines[16];
+    int n;
+    uint32_t turns[16];
+    int nturns;
+} order_t;
+
+static gpuest_err on_order_access(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
+                                  gpuest_error_t *err)
+{
+    (void)img, (void)sm, (void)is_load, (void)err;
+    order_t *o = ctx;
+    if (o->n < 16)
+        o->lines[o->n++] = line;
+    return GPUEST_OK;
+}
+
+static gpuest_err on_order_turn(void *ctx, int sm, uint32_t warp, gpuest_error_t *err)
+{
+    (void)sm, (void)err;
+    order_t *o = ctx;
+    if (o->nturns < 16)
+        o->turns[o->nturns++] = warp;
+    return GPUEST_OK;
+}
+
+static void walk_order(int bursts, order_t *got)
+{
+    const char *text = "gpuest_trace,2\nkernel,0,k,1,1,1,64,1,1,0,16\n"
+                       "inst,0,0,0,1,load,4,00000001,0x10000,8,\n"
+                       "inst,0,0,0,2,load,4,00000001,0x10100,9,\n"
+                       "inst,0,0,0,3,alu,0,00000001,,1,8\n"
+                       "inst,0,0,0,4,load,4,00000001,0x10200,10,\n"
+                       "inst,0,0,1,1,load,4,00000001,0x20000,8,\n"
+                       "inst,0,0,1,2,load,4,00000001,0x20100,9,\n"
+                       "inst,0,0,1,3,alu,0,00000001,,1,8\n"
+                       "inst,0,0,1,4,load,4,00000001,0x20200,10,\n";
+    mkdir(TMP, 0755);
+    test_write_text(TMP "/order.csv", text);
+    gpuest_workload_t *wl;
+    gpuest_error_t err;
+    gpuest_err rc = gpuest_workload_open_csv(TMP "/order.csv", NULL, &wl, &err);
+    if (rc != GPUEST_OK)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, GPUEST_OK);
+    gpuest_charact_opts_t o;
+    gpuest_charact_opts_default(&o);
+    o.num_sms = 1;
+    o.gto_bursts = bursts;
+    o.access_cb = on_order_access;
+    o.turn_cb = on_order_turn;
+    memset(got, 0, sizeof *got);
+    o.access_ctx = got;
+    assert_int_equal(gpuest_workload_characterize(wl, &o, NULL, NULL, NULL, NULL, &err), GPUEST_OK);
+    gpuest_workload_destroy(wl);
+}
+
+static void test_gto_bursts(void **state)
+{
+    (void)state;
+    order_t g;
+    walk_order(0, &g);
+    const uint64_t lockstep[6] = {0x10000, 0x20000, 0x10100, 0x20100, 0x10200, 0x20200};
+    assert_int_equal(g.n, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(g.lines[i], lockstep[i]);
+    assert_int_equal(g.nturns, 10);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(g.turns[i], (uint32_t)(i % 2));
+    walk_order(1, &g);
+    const uint64_t burst[6] = {0x10000, 0x10100, 0x20000, 0x20100, 0x10200, 0x20200};
+    assert_int_equal(g.n, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(g.lines[i], burst[i]);
+    assert_int_equal(g.nturns, 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(g.turns[i], (uint32_t)(i % 2));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sharing_and_consistency),
         cmocka_unit_test(test_eviction),
+        cmocka_unit_test(test_gto_bursts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
