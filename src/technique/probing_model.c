@@ -29,6 +29,10 @@
  * RP / CCN and for LA-LLC's last reader (its forward can overtake the reader's reply waiting in the
  * MC's reply queue). Traversals are priced by probe_hops.c (probe_trip_scale) and the lookups at the
  * visited L1s are counted (probe_visits_per_read).
+ * SM drift (fifth session, second round): the walk places CTAs as the simulator does and runs each SM
+ * at its own rate (probe_drift.c: SMs far from the MCs fall behind), so sharers miss on a line
+ * hundreds of misses apart as in the simulator; the window is the calibrated baseline's read misses
+ * in flight (env->misses_in_flight, Little's law), the machine bound only where it is not known.
  *  rp  RP(C,S,P) and ccn (RP(N-1,1,1), index selector): as ip, but the PC sharing predictor takes
  *      misses shared or not; it is run per SM and PC over the walk's misses from its cold start
  *      (probe_pred_walk.c; until the fourth session its fixed point, tech_probe_pred_rate, which
