@@ -64,11 +64,12 @@ static int batch_point(const gpuest_config_t *base, char *line, const char *file
 
 /* The techniques' transform for cfg (*use = NULL when none is on), built in study so that
  * 'validate' estimates technique points the same way. */
-static gpuest_err technique_transform(const cli_study_opts_t *o, const gpuest_config_t *cfg,
-                                      gpuest_model_transform_t *t, const gpuest_model_transform_t **use,
-                                      gpuest_error_t *err)
+static gpuest_err technique_transform(const cli_study_opts_t *o, const gpuest_calibration_t *c,
+                                      const gpuest_config_t *cfg, gpuest_model_transform_t *t,
+                                      const gpuest_model_transform_t **use, gpuest_error_t *err)
 {
-    return gpuest_study_technique_transform(cfg, o->workload, o->scale, o->seed, cli_model_dir(), t, use, err);
+    return gpuest_study_technique_transform_in_flight(cfg, o->workload, o->scale, o->seed, cli_model_dir(),
+                                                      gpuest_study_misses_in_flight(c), t, use, err);
 }
 
 int cli_cmd_estimate(int argc, char **argv)
@@ -92,7 +93,7 @@ int cli_cmd_estimate(int argc, char **argv)
     if (!o.batch) {
         gpuest_study_estimate_t est;
         double t0 = now_s();
-        e = technique_transform(&o, &o.cc.cfg, &tr, &use, &err);
+        e = technique_transform(&o, &c, &o.cc.cfg, &tr, &use, &err);
         if (e == GPUEST_OK)
             e = gpuest_study_estimate(&c, &o.cc.cfg, use, o.confidence, &est, &err);
         double us = (now_s() - t0) * 1e6;
@@ -177,7 +178,7 @@ int cli_cmd_estimate(int argc, char **argv)
             }
             gpuest_study_estimate_t est;
             double t0 = now_s();
-            e = technique_transform(&o, &cfg, &tr, &use, &err);
+            e = technique_transform(&o, &c, &cfg, &tr, &use, &err);
             if (e == GPUEST_OK)
                 e = gpuest_study_estimate_in(batch, &c, &cfg, use, o.confidence, &est, &err);
             double us = (now_s() - t0) * 1e6;

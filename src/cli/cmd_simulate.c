@@ -331,7 +331,7 @@ int cli_cmd_simulate(int argc, char **argv)
     }
     const gpuest_generator_t *gen = gpuest_workload_generator(wl);
     gpuest_technique_env_t env = {&o.mc.cfg, gpuest_workload_image(wl), gen ? gen->name : NULL, cli_model_dir(),
-                                  o.src.seed, NULL};
+                                  o.src.seed, NULL, 0.0};
     gpuest_technique_set_t *techs = NULL;
     rc = gpuest_technique_set_create(&env, &so.hooks, &techs, &err);
     if (rc != GPUEST_OK) {

@@ -281,6 +281,16 @@ int gpuest_study_any_technique(const gpuest_config_t *cfg);
 gpuest_err gpuest_study_technique_transform(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale,
                                             uint64_t seed, const char *model_dir, gpuest_model_transform_t *t,
                                             const gpuest_model_transform_t **use, gpuest_error_t *err);
+/* The same with the measured baseline's L1 read misses in flight (in_flight, 0: not known), which
+ * remote-L1 probing's walk takes as the window of lines still in flight. */
+gpuest_err gpuest_study_technique_transform_in_flight(const gpuest_config_t *cfg, const char *workload,
+                                                      gpuest_scale_t scale, uint64_t seed, const char *model_dir,
+                                                      double in_flight, gpuest_model_transform_t *t,
+                                                      const gpuest_model_transform_t **use, gpuest_error_t *err);
+/* The calibration's baseline run's L1 read misses in flight, by Little's law: its read misses a
+ * cycle (warp IPC / warp instructions per request x the read share of requests) times their mean
+ * latency (AMAT); 0 when the run does not give them. */
+double gpuest_study_misses_in_flight(const gpuest_calibration_t *c);
 
 /* ------------------------------------------------------------ sampled simulation (sample.c) */
 typedef struct {

@@ -17,12 +17,32 @@ gpuest_err gpuest_study_technique_transform(const gpuest_config_t *cfg, const ch
                                             uint64_t seed, const char *model_dir, gpuest_model_transform_t *t,
                                             const gpuest_model_transform_t **use, gpuest_error_t *err)
 {
+    return gpuest_study_technique_transform_in_flight(cfg, workload, scale, seed, model_dir, 0.0, t, use, err);
+}
+
+double gpuest_study_misses_in_flight(const gpuest_calibration_t *c)
+{
+    if (!c || c->nruns < 1)
+        return 0.0;
+    const gpuest_study_run_t *b = &c->runs[0];
+    double lanes = b->in.threads_per_warp_inst, ipr = b->in.insts_per_request;
+    if (!(lanes > 0.0) || !(ipr > 0.0) || !(b->ipc > 0.0) || !(b->amat > 0.0))
+        return 0.0;
+    double reads = b->ipc / lanes / ipr * (1.0 - b->in.write_fraction); /* read misses a core cycle */
+    return reads * b->amat;
+}
+
+gpuest_err gpuest_study_technique_transform_in_flight(const gpuest_config_t *cfg, const char *workload,
+                                                      gpuest_scale_t scale, uint64_t seed, const char *model_dir,
+                                                      double in_flight, gpuest_model_transform_t *t,
+                                                      const gpuest_model_transform_t **use, gpuest_error_t *err)
+{
     *use = NULL;
     if (!gpuest_study_any_technique(cfg))
         return GPUEST_OK;
     gpuest_workload_t *wl = NULL;
     GPUEST_TRY(gpuest_workload_create(workload, scale, seed, &wl, err));
-    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), workload, model_dir, seed, wl};
+    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), workload, model_dir, seed, wl, in_flight};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, err);
     gpuest_workload_destroy(wl);
     GPUEST_TRY(rc);

@@ -29,6 +29,10 @@
  * RP / CCN and for LA-LLC's last reader (its forward can overtake the reader's reply waiting in the
  * MC's reply queue). Traversals are priced by probe_hops.c (probe_trip_scale) and the lookups at the
  * visited L1s are counted (probe_visits_per_read).
+ * SM drift (fifth session, second round): the walk places CTAs as the simulator does and runs each SM
+ * at its own rate (probe_drift.c: SMs far from the MCs fall behind), so sharers miss on a line
+ * hundreds of misses apart as in the simulator; the window is the calibrated baseline's read misses
+ * in flight (env->misses_in_flight, Little's law), the machine bound only where it is not known.
  *  rp  RP(C,S,P) and ccn (RP(N-1,1,1), index selector): as ip, but the PC sharing predictor takes
  *      misses shared or not; it is run per SM and PC over the walk's misses from its cold start
  *      (probe_pred_walk.c; until the fourth session its fixed point, tech_probe_pred_rate, which
@@ -193,10 +197,13 @@ void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t 
     map_search(others, C, S, rate, rho, rho, misses, holders, out);
 }
 
-uint64_t tech_probe_holder_delay(const gpuest_config_t *cfg)
+uint64_t tech_probe_holder_delay(const gpuest_config_t *cfg, double in_flight)
 {
     int sms = cfg->core.num_sms > 0 ? cfg->core.num_sms : 1, mshrs = cfg->l1.mshrs > 0 ? cfg->l1.mshrs : 1;
-    return (uint64_t)sms * (uint64_t)mshrs;
+    uint64_t bound = (uint64_t)sms * (uint64_t)mshrs;
+    if (!(in_flight > 0.0) || in_flight >= (double)bound)
+        return bound;
+    return (uint64_t)(in_flight + 0.5);
 }
 
 /* RP(C,S,P) and CCN = RP(N-1,1,1) (index selector: every other core, so a sharer is always found):
@@ -358,25 +365,43 @@ static gpuest_err llc_on_launch(void *ctx, const gpuest_charact_t *s, gpuest_err
     return GPUEST_OK;
 }
 
+/* The walk as the timed machine runs it: the simulator's CTA placement and each SM at its own rate
+ * (probe_drift.c), so that SMs sharing lines drift apart as they do there instead of missing on the
+ * same line within one round; rate: num_sms entries, owned by the caller. */
+static void drift_opts(const gpuest_config_t *cfg, double *rate, gpuest_charact_opts_t *o)
+{
+    o->sim_placement = 1;
+    o->sm_rate = tech_probe_sm_rates(cfg, rate) ? rate : NULL;
+}
+
 static gpuest_err llc_transform(const gpuest_technique_env_t *env, gpuest_model_transform_t *out, gpuest_error_t *err)
 {
     const gpuest_config_t *cfg = env->cfg;
     gpuest_charact_opts_t o;
     tech_walk_opts(cfg, &o);
+    double *rate = malloc((size_t)o.num_sms * sizeof *rate);
+    if (!rate)
+        return gpuest_fail(err, GPUEST_ENOMEM, "LA-LLC model: out of memory");
+    drift_opts(cfg, rate, &o);
     int nmc = cfg->mc.num_mcs * (cfg->mc.sub_partitions > 0 ? cfg->mc.sub_partitions : 1); /* as tech_probing.c */
     size_t entries = 2 * (size_t)nmc * (size_t)(cfg->l2.size_per_mc_bytes / GPUEST_LINE_BYTES + 1);
     tech_llc_walk_t *w = NULL;
-    GPUEST_TRY(tech_llc_walk_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, entries, &w, err));
+    gpuest_err rc = tech_llc_walk_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, entries, &w, err);
+    if (rc != GPUEST_OK) {
+        free(rate);
+        return rc;
+    }
     /* the probes' in-flight window: the forward leaves on the request network at once, while the
      * last reader's own reply may still wait in the MC's reply queue (or its L2 miss in DRAM), so
      * a forward can reach the last reader before its line does; then the read comes back */
-    tech_llc_walk_set_delay(w, tech_probe_holder_delay(cfg));
+    tech_llc_walk_set_delay(w, tech_probe_holder_delay(cfg, env->misses_in_flight));
     o.access_cb = llc_on_access;
     o.access_ctx = w;
-    gpuest_err rc = gpuest_workload_characterize(env->launches, &o, llc_on_launch, NULL, w, NULL, err);
+    rc = gpuest_workload_characterize(env->launches, &o, llc_on_launch, NULL, w, NULL, err);
     if (rc == GPUEST_OK)
         tech_llc_walk_shares(w, &out->llc_fwd_hold, &out->llc_fwd_gone);
     tech_llc_walk_destroy(w);
+    free(rate);
     return rc;
 }
 
@@ -393,12 +418,21 @@ gpuest_err tech_probe_transform(const gpuest_technique_env_t *env, gpuest_model_
         return llc_transform(env, out, err);
     gpuest_charact_opts_t o;
     tech_walk_opts(cfg, &o);
-    o.holder_delay = tech_probe_holder_delay(cfg); /* a line still in flight answers no probe */
-    if (cfg->technique.probing == GPUEST_PROBE_RP || cfg->technique.probing == GPUEST_PROBE_CCN)
-        return rp_transform(env, &o, out, err);
+    o.holder_delay = tech_probe_holder_delay(cfg, env->misses_in_flight); /* in flight: answers no probe */
+    double *rate = malloc((size_t)o.num_sms * sizeof *rate);
+    if (!rate)
+        return gpuest_fail(err, GPUEST_ENOMEM, "technique.probing model: out of memory");
+    drift_opts(cfg, rate, &o);
+    gpuest_err rc;
     holders_t h;
     memset(&h, 0, sizeof h);
-    GPUEST_TRY(gpuest_workload_characterize(env->launches, &o, on_launch, NULL, &h, NULL, err));
+    if (cfg->technique.probing == GPUEST_PROBE_RP || cfg->technique.probing == GPUEST_PROBE_CCN)
+        rc = rp_transform(env, &o, out, err);
+    else
+        rc = gpuest_workload_characterize(env->launches, &o, on_launch, NULL, &h, NULL, err);
+    free(rate);
+    if (rc != GPUEST_OK || cfg->technique.probing == GPUEST_PROBE_RP || cfg->technique.probing == GPUEST_PROBE_CCN)
+        return rc;
     if (h.misses == 0)
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
                            "technique.probing: the workload reads no line, so there is no remote hit rate to "

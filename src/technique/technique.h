@@ -37,6 +37,9 @@ typedef struct {
     /* Model transforms only: a fresh workload whose launches a transform may walk (without
      * simulating; the walk runs its kernels' writes into its image); NULL: image as generated. */
     gpuest_workload_t *launches;
+    /* Model transforms only: the L1 read misses the measured baseline holds in flight (Little's
+     * law over its calibration run: gpuest_study_misses_in_flight); 0: not known. */
+    double misses_in_flight;
 } gpuest_technique_env_t;
 
 /* One named number a technique reports for a run. */

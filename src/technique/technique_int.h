@@ -64,6 +64,12 @@ void tech_llc_walk_flush(tech_llc_walk_t *w);
 void tech_llc_walk_shares(const tech_llc_walk_t *w, double *hold, double *gone);
 void tech_probe_map(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *holders,
                     gpuest_model_transform_t *out);
+/* probe_drift.c: SM s's rate in the probing walk (rate[0..num_sms-1], the fastest 1): T_min / T_s,
+ * T_s the SM's zero-load L2-hit latency (L1 and L2 hit latencies, the mean zero-load request and
+ * line-reply trip to the MCs, core cycles: tech_probe_sm_latency for the SM at sm_node). Returns 1
+ * on a mesh; 0 (every rate 1) where all SMs are alike (a crossbar) or the placement is unknown. */
+double tech_probe_sm_latency(const gpuest_config_t *cfg, const int *mc_node, int sm_node);
+int tech_probe_sm_rates(const gpuest_config_t *cfg, double *rate);
 /* probe_pred_walk.c: RP/CCN's PC sharing predictor (one per SM) over the walk's read misses; a miss
  * of sm at pc with k other holders; 1 when it is probed (a probed miss answers with probability
  * send x tech_probe_find_prob(others, cores, k), dealt per SM by error diffusion). */
@@ -73,9 +79,10 @@ void tech_ppw_destroy(tech_ppw_t *w);
 int tech_ppw_miss(tech_ppw_t *w, int sm, uint32_t pc, int k);
 uint64_t tech_ppw_misses(const tech_ppw_t *w);
 const uint64_t *tech_ppw_probed(const tech_ppw_t *w); /* probed misses by k, 0..GPUEST_CHARACT_MAX_HOLDERS */
-/* probing_model.c: the walk's in-flight window, in read misses of all SMs (num_sms x l1.mshrs, the
- * most misses the machine holds in flight); the mapping of RP/CCN's probed misses by k. */
-uint64_t tech_probe_holder_delay(const gpuest_config_t *cfg);
+/* probing_model.c: the walk's in-flight window, in read misses of all SMs: the baseline's measured
+ * misses in flight (in_flight, rounded; 0: not known) up to num_sms x l1.mshrs, the most misses the
+ * machine holds in flight; the mapping of RP/CCN's probed misses by k. */
+uint64_t tech_probe_holder_delay(const gpuest_config_t *cfg, double in_flight);
 void tech_probe_map_probed(const gpuest_config_t *cfg, uint64_t misses, const uint64_t *probed,
                            gpuest_model_transform_t *out);
 /* probe_hops.c: mean hops of a probe traversal (SM to SM; index_selector 1: to the next SM in

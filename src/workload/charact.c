@@ -19,6 +19,8 @@ void gpuest_charact_opts_default(gpuest_charact_opts_t *o)
     o->miss_cb = NULL;
     o->gto_bursts = 0;
     o->turn_cb = NULL;
+    o->sim_placement = 0;
+    o->sm_rate = NULL;
 }
 
 /* ------------------------------------------------------------ line table
@@ -349,6 +351,24 @@ static gpuest_err slot_step(run_t *r, slot_t *s, const gpuest_launch_t *l, gpues
     return GPUEST_OK;
 }
 
+/* Which SMs issue in this round: every SM without rates; with rates, SM s once its credit (its
+ * rate added each round, from 0 at the launch's start) reaches 1, which it then spends: an SM of
+ * rate 3/4 issues in rounds 2, 3, 4, then 6, 7, 8, ... (error diffusion, no generator). */
+static void sm_rounds(const gpuest_charact_opts_t *o, double *credit, unsigned char *go)
+{
+    for (int s = 0; s < o->num_sms; s++) {
+        if (!o->sm_rate) {
+            go[s] = 1;
+            continue;
+        }
+        double rate = o->sm_rate[s] > 1.0 ? 1.0 : o->sm_rate[s] < 1e-3 ? 1e-3 : o->sm_rate[s];
+        credit[s] += rate;
+        go[s] = credit[s] >= 1.0 - 1e-9;
+        if (go[s])
+            credit[s] -= 1.0;
+    }
+}
+
 static gpuest_err run_launch(run_t *r, const gpuest_launch_t *l, gpuest_error_t *err)
 {
     const gpuest_charact_opts_t *o = r->o;
@@ -367,9 +387,17 @@ static gpuest_err run_launch(run_t *r, const gpuest_launch_t *l, gpuest_error_t 
         held = malloc(nslots * l->warps_per_cta * sizeof *held);
         has_held = calloc(nslots * l->warps_per_cta, 1);
     }
+    int *sm_of = calloc(nslots, sizeof *sm_of), *count = calloc((size_t)o->num_sms, sizeof *count);
+    double *credit = calloc((size_t)o->num_sms, sizeof *credit);
+    unsigned char *go = calloc((size_t)o->num_sms, 1);
     gpuest_err rc = GPUEST_OK;
-    if (!slots || !wp || (o->gto_bursts && (!held || !has_held)))
+    if (!slots || !wp || (o->gto_bursts && (!held || !has_held)) || !sm_of || !count || !credit || !go)
         rc = gpuest_fail(err, GPUEST_ENOMEM, "characterize: out of memory");
+    else if (o->sim_placement)
+        nslots = gpuest_cta_place_first(o->num_sms, per_sm, l->num_ctas, sm_of, count, nslots);
+    else
+        for (size_t i = 0; i < nslots; i++)
+            sm_of[i] = (int)(i % (size_t)o->num_sms); /* CTA c goes to SM c mod num_sms */
     uint32_t next = 0;
     size_t active = 0;
     for (size_t i = 0; rc == GPUEST_OK && i < nslots; i++) {
@@ -379,15 +407,16 @@ static gpuest_err run_launch(run_t *r, const gpuest_launch_t *l, gpuest_error_t 
             slots[i].held = held + i * l->warps_per_cta;
             slots[i].has_held = has_held + i * l->warps_per_cta;
         }
-        /* CTA c goes to SM c mod num_sms; later CTAs take the slot freed on the same SM. */
-        rc = slot_fill(r, &slots[i], next, (int)(next % (uint32_t)o->num_sms), l, err);
+        /* later CTAs take the slot freed on the same SM */
+        rc = slot_fill(r, &slots[i], next, sm_of[i], l, err);
         next++;
         active++;
     }
     while (rc == GPUEST_OK && active > 0) {
+        sm_rounds(o, credit, go);
         for (size_t i = 0; rc == GPUEST_OK && i < nslots; i++) {
             slot_t *s = &slots[i];
-            if (s->live == 0)
+            if (s->live == 0 || !go[s->sm])
                 continue;
             rc = slot_step(r, s, l, err);
             if (rc == GPUEST_OK && s->live == 0) {
@@ -405,6 +434,10 @@ static gpuest_err run_launch(run_t *r, const gpuest_launch_t *l, gpuest_error_t 
     free(wp);
     free(held);
     free(has_held);
+    free(sm_of);
+    free(count);
+    free(credit);
+    free(go);
     return rc;
 }
 

@@ -329,6 +329,13 @@ typedef struct {
      * naming it among the launch's resident warps (a slot's index x warps per CTA + its index in
      * the CTA: reused by the CTA that takes a finished one's slot); NULL: none. */
     gpuest_err (*turn_cb)(void *ctx, int sm, uint32_t warp, gpuest_error_t *err);
+    /* 1: a launch's first CTAs go to the SMs in the simulator's issue order (gpuest_cta_place_first);
+     * 0 (default): CTA c to SM c mod num_sms. */
+    int sim_placement;
+    /* num_sms rates in (0, 1], or NULL (default: lockstep): SM s issues in a fraction sm_rate[s] of
+     * the walk's rounds (dealt by error diffusion), so SMs that run slower in a timed machine fall
+     * behind the others as they do there. */
+    const double *sm_rate;
 } gpuest_charact_opts_t;
 
 void gpuest_charact_opts_default(gpuest_charact_opts_t *o);
@@ -366,6 +373,12 @@ typedef struct {
 typedef gpuest_err (*gpuest_charact_cb)(void *ctx, const gpuest_charact_t *stats, gpuest_error_t *err);
 typedef gpuest_err (*gpuest_charact_line_cb)(void *ctx, const gpuest_memimg_t *img, uint64_t line,
                                              gpuest_error_t *err);
+
+/* The SMs of a launch's first CTAs in the simulator's CTA issue order (its round-robin pointer
+ * moves inside the loop over the SMs: docs/sim.md, "Known defect"), at most per_sm on an SM:
+ * sm_of[i] for CTA i, count[s] CTAs on SM s (num_sms entries). Returns how many were placed
+ * (min(num_ctas, max, num_sms x per_sm)). */
+size_t gpuest_cta_place_first(int num_sms, int per_sm, uint32_t num_ctas, int *sm_of, int *count, size_t max);
 
 /* Runs every remaining launch of wl. progress may be NULL. */
 gpuest_err gpuest_workload_characterize(gpuest_workload_t *wl, const gpuest_charact_opts_t *opts,

@@ -109,7 +109,7 @@ static gpuest_err transform(const char *policy, gpuest_model_transform_t *t, gpu
     set(&c, kv);
     int sets = c.l1.size_bytes / (128 * c.l1.assoc);
     gpuest_workload_t *wl = trace_set0(sets, c.l1.assoc + 1);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
     gpuest_workload_destroy(wl);
     return rc;
@@ -217,7 +217,7 @@ static void test_refusals(void **state)
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&c, "fermi", &e), GPUEST_OK);
     set(&c, "technique.l1_compression=static_bpc");
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0};
     assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_EUNSUPPORTED);
     assert_non_null(strstr(e.msg, "launches"));
 }
@@ -250,7 +250,7 @@ static void test_fill_at_next_turn(void **state)
     set(&c, "technique.l1_compression=static_bdi");
     set(&c, "l1.size_bytes=1536"); /* 12 sets (the fewest allowed): A and B 12 lines apart, one set */
     set(&c, "l1.assoc=1");
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0};
     gpuest_model_transform_t t;
     gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
     assert_int_equal(rc, GPUEST_OK);
