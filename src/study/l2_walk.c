@@ -228,6 +228,7 @@ gpuest_err gpuest_study_l2_walk_of(const gpuest_config_t *cfg, gpuest_workload_t
     w.out.dram_row_hit_rate = gpuest_study_dram_stream_row_hit_rate(&w.dram);
     w.out.dram_turn_rate = gpuest_study_dram_stream_turn_rate(&w.dram);
     w.out.dram_concentration = gpuest_study_dram_stream_concentration(&w.dram);
+    w.out.dram_excess = gpuest_study_dram_stream_excess(&w.dram);
     gpuest_study_dram_stream_free(&w.dram);
     GPUEST_TRY(rc);
     *out = w.out;
@@ -312,8 +313,9 @@ void gpuest_study_l2_apply(gpuest_model_workload_t *w, double ratio, double walk
  *  - demand_ratio: DRAM accesses per L2 miss (fills, write-miss data and dirty write-backs: a
  *    smaller L2 evicts more dirty lines per miss), on top of the miss-rate scaling above;
  *  - turn_ratio: read/write turnarounds per access of each channel's stream.
- * The walk's channel concentration (dram_stream.h) is not used: on the development points it made
- * the estimate worse (docs). */
+ * The walk's channel concentration is applied at another channel map only, as its excess over a
+ * hashed placement (concentration_ratio below; the raw concentration ratio made the development
+ * points worse, docs). */
 static void dram_ratios(const gpuest_study_l2_walk_t *wn, const gpuest_study_l2_walk_t *wc, double *row_ratio,
                         double *demand_ratio, double *turn_ratio)
 {
@@ -324,6 +326,18 @@ static void dram_ratios(const gpuest_study_l2_walk_t *wn, const gpuest_study_l2_
         *demand_ratio = ((double)wn->dram_accesses / mn) / ((double)wc->dram_accesses / mc);
     if (wc->dram_turn_rate > 0)
         *turn_ratio = wn->dram_turn_rate / wc->dram_turn_rate;
+}
+
+/* The channel concentration the estimate applies at another channel map (docs/estimator.md,
+ * "Power-of-two channel counts in the estimate (fifth session)"): the walk's excess over a hashed
+ * placement (dram_stream.h) at the target over that at the calibrated map. The excess, not the
+ * concentration itself: the model's DRAM stations are visited uniformly at random, which already
+ * carries the chance concentration of a random placement (larger with more channels per window
+ * share), so only what the address map adds to it is new; and a ratio, as every DRAM figure here,
+ * because the calibrated excess is in the fit. 1 (no change) when either walk has no window. */
+static double concentration_ratio(const gpuest_study_l2_walk_t *wn, const gpuest_study_l2_walk_t *wc)
+{
+    return wn->dram_excess > 0 && wc->dram_excess > 0 ? wn->dram_excess / wc->dram_excess : 1.0;
 }
 
 gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_calibration_t *c,
@@ -357,6 +371,12 @@ gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_c
     gpuest_study_dram_apply(w, row_ratio, demand_ratio, turn_ratio);
     for (int k = 0; k < nph; k++)
         gpuest_study_dram_apply(&ph[k].w, row_ratio, demand_ratio, turn_ratio);
+    if (cfg->mc.num_mcs != base.mc.num_mcs || cfg->mc.interleave_bytes != base.mc.interleave_bytes) {
+        double cr = concentration_ratio(&wn, &wc);
+        w->channel_concentration = cr;
+        for (int k = 0; k < nph; k++)
+            ph[k].w.channel_concentration = cr;
+    }
     *applied = 1;
     return GPUEST_OK;
 }
