@@ -449,16 +449,16 @@ static double bus_cycles_per_access(const gpuest_config_t *c, double turns)
     return line_bus_cycles(c) + 0.5 * turns * (c->dram.tCDLR + c->dram.tCL + 2.0);
 }
 
-/* The replicas a batch of rm reads spreads over at the DRAM stations when the stream is
- * concentrated conc times (channel_concentration): the M / conc busy channels hold the batch, so
- * with the demand scaled by conc the part of the batch each serves is that of rm reads on M / conc
- * channels: conc min(rm, M / conc) = min(rm conc, M) replicas (the solver serves a fork of 1 or
- * less one request at a time). conc = 1: min(rm, M), the uniform spread of the other per-MC
- * stations. */
-static double dram_fork(double rm, double conc, int channels)
+/* The replicas a batch of rm reads spreads over at per-MC stations whose stream is concentrated
+ * conc times (channel_concentration at the DRAM stations, slice_concentration at the L2 and its
+ * reply ports): the replicas / conc busy ones hold the batch, so with the demand scaled by conc the
+ * part of the batch each serves is that of rm reads on replicas / conc of them: conc min(rm,
+ * replicas / conc) = min(rm conc, replicas) (the solver serves a fork of 1 or less one request at
+ * a time). conc = 1: min(rm, replicas), the uniform spread. */
+static double busy_fork(double rm, double conc, int replicas)
 {
     double f = rm * conc;
-    return f < channels ? f : (double)channels;
+    return f < replicas ? f : (double)replicas;
 }
 
 /* Bank occupancy per DRAM access and its SCV (row hits: one burst; misses: precharge + activate
@@ -745,7 +745,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * docs/estimator.md "Power-of-two channel counts in the estimate") keeps M / c channels busy
      * at once: each carries c times the even share, and a batch spreads over rm c of the M */
     double conc = w->channel_concentration > 0 ? w->channel_concentration : 1.0;
-    double fork_dram = dram_fork(rm, conc, M);
+    double fork_dram = busy_fork(rm, conc, M);
 
     /* per-read demands of the queues (dr; dw: per write, the background class), per station */
     double dr[ST_COUNT] = {0}, dw[ST_COUNT] = {0};
@@ -786,6 +786,12 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     st[ST_DRAMLAT].demand = pm * (1 - pow(h2, rm)) * (dram_fixed + c->dram.tCL * m->dramc) * mem_keep;
     st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv, fork_p}; /* one port per sub-partition */
     dr[ST_INJ] = rep_mean * tf * rep_keep * mem_keep;
+    /* the L2 access stream concentrated the same way (slice_concentration): its busy slices and
+     * their reply ports carry c times the even share */
+    double slice_conc = w->slice_concentration > 0 ? w->slice_concentration : 1.0;
+    dr[ST_L2] *= slice_conc;
+    dr[ST_INJ] *= slice_conc;
+    st[ST_L2].fork = st[ST_INJ].fork = busy_fork(rm, slice_conc, P);
     dw[ST_INJ] = 1.0 * tf; /* write acknowledgement */
     st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv, 1.0};
     dr[ST_SMEJ] = rep_mean * tf;
