@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""channel-dev-points.py GPUEST [CALDIR]: the channel-count development points of docs/estimator.md
-("Channel counts in the estimate (fifth session)"): for hotspot, backprop, bfs and 2dconv on fermi
-(small) at mc.num_mcs = 3, 5, 7, the simulated IPC (the committed detailed runs
+"""channel-dev-points.py GPUEST [CALDIR [M,M,...]]: the channel-count development points of docs/estimator.md
+("Channel counts in the estimate (fifth session)" and "Power-of-two channel counts in the estimate
+(fifth session)"): for hotspot, backprop, bfs and 2dconv on fermi (small) at mc.num_mcs = 3, 5, 7
+(or the listed counts: 2 and 16 carry the power-of-two loss; never 4 or 8, the held-out points), the
+simulated IPC (the committed detailed runs
 data/estimator/dev/channels-fermi-W-small-MM.csv), the estimate (gpuest estimate with
 CALDIR/fermi-W-small.cal, default models/calibrations) and its error, then the IPC MAPE."""
 import csv
@@ -29,10 +31,11 @@ def estimated_ipc(gpuest, caldir, workload, mcs):
 def main():
     gpuest = sys.argv[1]
     caldir = sys.argv[2] if len(sys.argv) > 2 else "models/calibrations"
+    counts = [int(m) for m in sys.argv[3].split(",")] if len(sys.argv) > 3 else [3, 5, 7]
     errors = []
     print("workload  M  simulated  estimated  error")
     for w in ("hotspot", "backprop", "bfs", "2dconv"):
-        for m in (3, 5, 7):
+        for m in counts:
             sim, est = simulated_ipc(w, m), estimated_ipc(gpuest, caldir, w, m)
             err = 100.0 * (est - sim) / sim
             errors.append(abs(err))

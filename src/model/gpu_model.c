@@ -468,6 +468,18 @@ static double bus_cycles_per_access(const gpuest_config_t *c, double turns)
     return line_bus_cycles(c) + 0.5 * turns * (c->dram.tCDLR + c->dram.tCL + 2.0);
 }
 
+/* The replicas a batch of rm reads spreads over at per-MC stations whose stream is concentrated
+ * conc times (channel_concentration at the DRAM stations, slice_concentration at the L2 and its
+ * reply ports): the replicas / conc busy ones hold the batch, so with the demand scaled by conc the
+ * part of the batch each serves is that of rm reads on replicas / conc of them: conc min(rm,
+ * replicas / conc) = min(rm conc, replicas) (the solver serves a fork of 1 or less one request at
+ * a time). conc = 1: min(rm, replicas), the uniform spread. */
+static double busy_fork(double rm, double conc, int replicas)
+{
+    double f = rm * conc;
+    return f < replicas ? f : (double)replicas;
+}
+
 /* Bank occupancy per DRAM access and its SCV (row hits: one burst; misses: precharge + activate
  * + burst); DRAM cycles. */
 static void bank_service(const gpuest_config_t *c, double row_hit, double *mean, double *scv)
@@ -755,7 +767,12 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     }
     double r = k.reads, rm = k.rm, pm = k.pm;
     /* a batch of rm reads spreads over the shared stations' replicas and is served in parallel */
-    double fork_p = rm < P ? rm : P, fork_m = rm < M ? rm : M;
+    double fork_p = rm < P ? rm : P;
+    /* a DRAM stream concentrated c times more than at the calibrated count (channel_concentration,
+     * docs/estimator.md "Power-of-two channel counts in the estimate") keeps M / c channels busy
+     * at once: each carries c times the even share, and a batch spreads over rm c of the M */
+    double conc = w->channel_concentration > 0 ? w->channel_concentration : 1.0;
+    double fork_dram = busy_fork(rm, conc, M);
 
     /* per-read demands of the queues (dr; dw: per write, the background class), per station */
     double dr[ST_COUNT] = {0}, dw[ST_COUNT] = {0};
@@ -788,14 +805,20 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     dw[ST_L2] = m->l2c;
     st[ST_ROP].demand = pm * c->l2.hit_latency * mem_keep;
     st[ST_BANKS] = (gpuest_amva_station_t){GPUEST_ST_MULTI, 0, M, 0, c->dram.banks > 0 ? c->dram.banks : 1, bank_scv,
-                                           fork_m};
-    dr[ST_BANKS] = dram_per_read * bank_s * m->dramc;
-    st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0, fork_m};
-    dr[ST_BUS] = dram_per_read * bus_cycles_per_access(c, w->dram_turns_per_access) * m->dramc;
+                                           fork_dram};
+    dr[ST_BANKS] = conc * dram_per_read * bank_s * m->dramc;
+    st[ST_BUS] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, M, 0, 1, 0.0, fork_dram};
+    dr[ST_BUS] = conc * dram_per_read * bus_cycles_per_access(c, w->dram_turns_per_access) * m->dramc;
     /* the batch waits for DRAM when any of its reads misses the L2 */
     st[ST_DRAMLAT].demand = pm * (1 - pow(h2, rm)) * (dram_fixed + c->dram.tCL * m->dramc) * mem_keep;
     st[ST_INJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, P, 0, 1, rep_scv, fork_p}; /* one port per sub-partition */
     dr[ST_INJ] = rep_mean * tf * rep_keep * mem_keep;
+    /* the L2 access stream concentrated the same way (slice_concentration): its busy slices and
+     * their reply ports carry c times the even share */
+    double slice_conc = w->slice_concentration > 0 ? w->slice_concentration : 1.0;
+    dr[ST_L2] *= slice_conc;
+    dr[ST_INJ] *= slice_conc;
+    st[ST_L2].fork = st[ST_INJ].fork = busy_fork(rm, slice_conc, P);
     dw[ST_INJ] = 1.0 * tf; /* write acknowledgement */
     st[ST_SMEJ] = (gpuest_amva_station_t){GPUEST_ST_QUEUE, 0, S, 1, 1, rep_scv, 1.0};
     dr[ST_SMEJ] = rep_mean * tf;

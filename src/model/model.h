@@ -319,6 +319,14 @@ typedef struct {
      * bus (gpu_model.c, bus_cycles_per_access). 0: not measured (no turnaround, the model before
      * this input). */
     double dram_turns_per_access;
+    /* The DRAM stream's channel concentration at the evaluated channel count relative to the
+     * calibrated one (the busiest channel's share of the accesses in flight over the even share,
+     * target / calibrated; src/study/dram_stream.c): the DRAM stations' demand lands on that many
+     * times fewer channels at once (gpu_model.c). 0: not given (1, the channels evenly loaded). */
+    double channel_concentration;
+    /* The same for the L2 access stream over the MCs' slices (target / calibrated): the L2 and
+     * reply-injection stations' demand lands on that many times fewer slices at once. 0: 1. */
+    double slice_concentration;
 } gpuest_model_workload_t;
 
 /* Technique transform of the model inputs (filled by the technique layer; identity by default).

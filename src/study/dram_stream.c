@@ -30,7 +30,8 @@ gpuest_err gpuest_study_dram_stream_init(gpuest_study_dram_stream_t *s, const gp
     s->open_row = malloc(nb * sizeof *s->open_row);
     s->in_window = calloc((size_t)s->channels, sizeof *s->in_window);
     s->last_dir = calloc((size_t)s->channels, 1);
-    if (!s->open_row || !s->in_window || !s->last_dir) {
+    s->in_window_ref = calloc((size_t)s->channels, sizeof *s->in_window_ref);
+    if (!s->open_row || !s->in_window || !s->last_dir || !s->in_window_ref) {
         gpuest_study_dram_stream_free(s);
         return gpuest_fail(err, GPUEST_ENOMEM, "DRAM stream: out of memory for %d channels", cfg->mc.num_mcs);
     }
@@ -44,21 +45,40 @@ void gpuest_study_dram_stream_free(gpuest_study_dram_stream_t *s)
     free(s->open_row);
     free(s->in_window);
     free(s->last_dir);
+    free(s->in_window_ref);
+    s->in_window_ref = NULL;
     s->open_row = NULL;
     s->in_window = NULL;
     s->last_dir = NULL;
 }
 
-/* A complete window: its busiest channel against the even share. */
-static void close_window(gpuest_study_dram_stream_t *s)
+int gpuest_study_dram_stream_hash_channel(uint64_t unit, int channels)
+{
+    uint64_t z = unit + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (int)(z % (uint64_t)(channels > 0 ? channels : 1));
+}
+
+/* The busiest channel's count of a window over the even share; clears the counts. */
+static double busiest_share(uint32_t *count, int channels, int window)
 {
     uint32_t most = 0;
-    for (int c = 0; c < s->channels; c++)
-        if (s->in_window[c] > most)
-            most = s->in_window[c];
-    s->concentration_sum += (double)most * (double)s->channels / (double)s->window;
+    for (int c = 0; c < channels; c++)
+        if (count[c] > most)
+            most = count[c];
+    memset(count, 0, (size_t)channels * sizeof *count);
+    return (double)most * (double)channels / (double)window;
+}
+
+/* A complete window: its busiest channel against the even share, for the machine's map and for
+ * the hashed reference. */
+static void close_window(gpuest_study_dram_stream_t *s)
+{
+    s->concentration_sum += busiest_share(s->in_window, s->channels, s->window);
+    s->reference_sum += busiest_share(s->in_window_ref, s->channels, s->window);
     s->windows++;
-    memset(s->in_window, 0, (size_t)s->channels * sizeof *s->in_window);
     s->filled = 0;
 }
 
@@ -79,6 +99,7 @@ void gpuest_study_dram_stream_push(gpuest_study_dram_stream_t *s, uint64_t line,
     s->turns += (uint64_t)(s->last_dir[chan] != 0 && s->last_dir[chan] != dir);
     s->last_dir[chan] = dir;
     s->in_window[chan]++;
+    s->in_window_ref[gpuest_study_dram_stream_hash_channel(chunk, s->channels)]++;
     if (++s->filled == s->window)
         close_window(s);
 }
@@ -96,6 +117,16 @@ double gpuest_study_dram_stream_turn_rate(const gpuest_study_dram_stream_t *s)
 double gpuest_study_dram_stream_concentration(const gpuest_study_dram_stream_t *s)
 {
     return s->windows ? s->concentration_sum / (double)s->windows : 0.0;
+}
+
+double gpuest_study_dram_stream_reference(const gpuest_study_dram_stream_t *s)
+{
+    return s->windows ? s->reference_sum / (double)s->windows : 0.0;
+}
+
+double gpuest_study_dram_stream_excess(const gpuest_study_dram_stream_t *s)
+{
+    return s->windows && s->reference_sum > 0 ? s->concentration_sum / s->reference_sum : 1.0;
 }
 
 int gpuest_study_dram_stream_window(const gpuest_config_t *cfg)

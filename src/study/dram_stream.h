@@ -33,6 +33,12 @@ typedef struct {
     int filled;          /* accesses in that window */
     uint64_t accesses, writes, row_hits, turns, windows;
     double concentration_sum; /* over complete windows */
+    /* The same windows with every interleave unit on a hashed channel (dram_stream_hash_channel):
+     * the concentration a random placement has by chance, which the model's uniform visits to
+     * the channels already carry (docs/estimator.md, "Power-of-two channel counts in the
+     * estimate (fifth session)"). */
+    uint32_t *in_window_ref;
+    double reference_sum;
 } gpuest_study_dram_stream_t;
 
 /* A stream over cfg's channels (mc.num_mcs, mc.interleave_bytes) and DRAM (dram.banks,
@@ -46,6 +52,15 @@ void gpuest_study_dram_stream_push(gpuest_study_dram_stream_t *s, uint64_t line,
 double gpuest_study_dram_stream_row_hit_rate(const gpuest_study_dram_stream_t *s);
 double gpuest_study_dram_stream_turn_rate(const gpuest_study_dram_stream_t *s);
 double gpuest_study_dram_stream_concentration(const gpuest_study_dram_stream_t *s);
+
+/* The reference placement: interleave unit `unit` on channel splitmix64(unit) mod channels
+ * (Steele, Lea and Flood's 64-bit finaliser, the generator's, applied to the unit index). */
+int gpuest_study_dram_stream_hash_channel(uint64_t unit, int channels);
+/* The mean concentration of the reference placement over the same windows (0 when none), and the
+ * stream's excess over it: concentration / reference (1 when there is no complete window), the
+ * part of the channel concentration a random placement would not have. */
+double gpuest_study_dram_stream_reference(const gpuest_study_dram_stream_t *s);
+double gpuest_study_dram_stream_excess(const gpuest_study_dram_stream_t *s);
 
 /* The window the estimate uses for a machine: the DRAM requests its channels hold at once
  * (channels x dram.queue_size; l2.c admits a miss only while its channel has room). */

@@ -120,6 +120,7 @@ typedef struct {
     walk_cache_t *l1; /* one per SM */
     walk_cache_t *l2; /* one per sub-partition: channel x nsub + sub */
     gpuest_study_dram_stream_t dram; /* what the L2 sends to DRAM (dram_stream.c) */
+    gpuest_study_dram_stream_t l2s;  /* the L2 access stream, for its channel concentration only */
     gpuest_study_l2_walk_t out;
 } walk_t;
 
@@ -149,6 +150,7 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     uint64_t index;
     l2_place(w, line, &slice, &index);
     w->out.accesses++;
+    gpuest_study_dram_stream_push(&w->l2s, line, !is_load);
     int wb = 0;
     uint64_t victim = 0;
     if (l2_access(&w->l2[slice], index, line, !is_load, &wb, &victim)) {
@@ -207,6 +209,8 @@ gpuest_err gpuest_study_l2_walk_of(const gpuest_config_t *cfg, gpuest_workload_t
         rc = cache_init(&w.l2[i], l2_sets, cfg->l2.assoc, err);
     if (rc == GPUEST_OK)
         rc = gpuest_study_dram_stream_init(&w.dram, cfg, gpuest_study_dram_stream_window(cfg), err);
+    if (rc == GPUEST_OK)
+        rc = gpuest_study_dram_stream_init(&w.l2s, cfg, gpuest_study_dram_stream_window(cfg), err);
     if (rc == GPUEST_OK) {
         gpuest_charact_opts_t o;
         gpuest_charact_opts_default(&o);
@@ -228,7 +232,10 @@ gpuest_err gpuest_study_l2_walk_of(const gpuest_config_t *cfg, gpuest_workload_t
     w.out.dram_row_hit_rate = gpuest_study_dram_stream_row_hit_rate(&w.dram);
     w.out.dram_turn_rate = gpuest_study_dram_stream_turn_rate(&w.dram);
     w.out.dram_concentration = gpuest_study_dram_stream_concentration(&w.dram);
+    w.out.dram_excess = gpuest_study_dram_stream_excess(&w.dram);
+    w.out.l2_excess = gpuest_study_dram_stream_excess(&w.l2s);
     gpuest_study_dram_stream_free(&w.dram);
+    gpuest_study_dram_stream_free(&w.l2s);
     GPUEST_TRY(rc);
     *out = w.out;
     return GPUEST_OK;
@@ -312,8 +319,9 @@ void gpuest_study_l2_apply(gpuest_model_workload_t *w, double ratio, double walk
  *  - demand_ratio: DRAM accesses per L2 miss (fills, write-miss data and dirty write-backs: a
  *    smaller L2 evicts more dirty lines per miss), on top of the miss-rate scaling above;
  *  - turn_ratio: read/write turnarounds per access of each channel's stream.
- * The walk's channel concentration (dram_stream.h) is not used: on the development points it made
- * the estimate worse (docs). */
+ * The walk's channel concentration is applied at another channel map only, as its excess over a
+ * hashed placement (excess_ratio below; the raw concentration ratio made the development
+ * points worse, docs). */
 static void dram_ratios(const gpuest_study_l2_walk_t *wn, const gpuest_study_l2_walk_t *wc, double *row_ratio,
                         double *demand_ratio, double *turn_ratio)
 {
@@ -324,6 +332,19 @@ static void dram_ratios(const gpuest_study_l2_walk_t *wn, const gpuest_study_l2_
         *demand_ratio = ((double)wn->dram_accesses / mn) / ((double)wc->dram_accesses / mc);
     if (wc->dram_turn_rate > 0)
         *turn_ratio = wn->dram_turn_rate / wc->dram_turn_rate;
+}
+
+/* The channel concentration the estimate applies at another channel map (docs/estimator.md,
+ * "Power-of-two channel counts in the estimate (fifth session)"), for the DRAM stream
+ * (channel_concentration) and the L2 access stream (slice_concentration): the walk's excess over a
+ * hashed placement (dram_stream.h) at the target over that at the calibrated map. The excess, not
+ * the concentration itself: the model's per-MC stations are visited uniformly at random, which
+ * already carries the chance concentration of a random placement (it changes with the channels
+ * per window), so only what the address map adds to it is new; and a ratio, as every DRAM figure
+ * here, because the calibrated excess is in the fit. 1 (no change) when either walk has no window. */
+static double excess_ratio(double target, double calibrated)
+{
+    return target > 0 && calibrated > 0 ? target / calibrated : 1.0;
 }
 
 gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_calibration_t *c,
@@ -357,6 +378,15 @@ gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_c
     gpuest_study_dram_apply(w, row_ratio, demand_ratio, turn_ratio);
     for (int k = 0; k < nph; k++)
         gpuest_study_dram_apply(&ph[k].w, row_ratio, demand_ratio, turn_ratio);
+    if (cfg->mc.num_mcs != base.mc.num_mcs || cfg->mc.interleave_bytes != base.mc.interleave_bytes) {
+        double cr = excess_ratio(wn.dram_excess, wc.dram_excess), lr = excess_ratio(wn.l2_excess, wc.l2_excess);
+        w->channel_concentration = cr;
+        w->slice_concentration = lr;
+        for (int k = 0; k < nph; k++) {
+            ph[k].w.channel_concentration = cr;
+            ph[k].w.slice_concentration = lr;
+        }
+    }
     *applied = 1;
     return GPUEST_OK;
 }

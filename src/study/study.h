@@ -350,6 +350,11 @@ typedef struct {
      * the channels' DRAM queue capacity. */
     uint64_t dram_accesses, dram_writes;
     double dram_row_hit_rate, dram_turn_rate, dram_concentration;
+    /* the concentration over that of a hashed placement of the same stream (dram_stream.h) */
+    double dram_excess;
+    /* the same excess of the L2 access stream (every L1 miss and store, in walk order) over the
+     * channels, windows of the same size: how the slices' load concentrates */
+    double l2_excess;
 } gpuest_study_l2_walk_t;
 gpuest_err gpuest_study_l2_walk(const gpuest_config_t *cfg, const char *workload, gpuest_scale_t scale, uint64_t seed,
                                 gpuest_study_l2_walk_t *out, gpuest_error_t *err);

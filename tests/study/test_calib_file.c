@@ -40,7 +40,7 @@ static void sample_calibration(gpuest_calibration_t *c)
         r->cycles = 126213 + (uint64_t)i;
         r->in = (gpuest_model_workload_t){8.6426059318049315, 0.0055, 0.007, 0.87, 0.077, 0.84, 0.26, 27.58, 0.28, 5.96,
                                           0.0, 0.0, 0.0, 0.0, 26.222660893190696 + i, 328.95513730199161, 0.0, 0.0,
-                                          0.35 + 0.01 * i};
+                                          0.35 + 0.01 * i, 0.0, 0.0};
     }
     /* the warp profile record: written once, applied to every run (all run inputs round-trip) */
     static const double prof[4] = {43.343240304458135, 8.4373088685015283, 2.2844036697247705, 36.795107033639141};

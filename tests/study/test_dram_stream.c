@@ -88,6 +88,46 @@ static void test_concentration_of_a_power_of_two_stride(void **state)
     }
 }
 
+/* The reference placement is splitmix64 of the interleave unit: its published first outputs from
+ * state 0 (0xE220A8397B1DCDAF for unit 0, 0x6E789E6AA1B965F4 for unit 0x9E3779B97F4A7C15, the
+ * generator's second state) modulo the channels. Fails on another mixer, a missing increment,
+ * or a hash of the line address instead of the unit. */
+static void test_reference_channel_is_splitmix64(void **state)
+{
+    (void)state;
+    const uint64_t out0 = 0xE220A8397B1DCDAFull, out1 = 0x6E789E6AA1B965F4ull;
+    for (int m = 1; m <= 16; m++) {
+        assert_int_equal(gpuest_study_dram_stream_hash_channel(0, m), (int)(out0 % (uint64_t)m));
+        assert_int_equal(gpuest_study_dram_stream_hash_channel(0x9E3779B97F4A7C15ull, m), (int)(out1 % (uint64_t)m));
+    }
+}
+
+/* The excess over the hashed placement on the stride of test_concentration_of_a_power_of_two_stride
+ * (units 0, 4, ..., 64; windows of 8). splitmix64 of the units mod 4: 3 2 2 3 3 0 0 0 | 1 3 2 3 3 2 3
+ * 3, busiest 3 and 5 of 8: reference (1.5 + 2.5) / 2 = 2.0, excess 4.0 / 2.0 = 2.0. Mod 3: 1 1 1 0 2 0 0
+ * 1 | 1 2 1 0 2 2 2 0, busiest 4 and 4: reference 1.5, excess 1.125 / 1.5 = 0.75 (the modulo map
+ * spreads this stride more evenly than chance). Fails when the reference shares the machine's
+ * map (excess 1), is counted over another window or the partial one, or the excess is inverted. */
+static void test_excess_over_the_hashed_placement(void **state)
+{
+    (void)state;
+    const double want_ref[] = {2.0, 1.5}, want_excess[] = {2.0, 0.75};
+    const int mcs[] = {4, 3};
+    for (int k = 0; k < 2; k++) {
+        gpuest_config_t c;
+        machine(&c, mcs[k]);
+        gpuest_study_dram_stream_t s;
+        gpuest_error_t e = {0};
+        assert_int_equal(gpuest_study_dram_stream_init(&s, &c, 8, &e), GPUEST_OK);
+        assert_true(gpuest_study_dram_stream_excess(&s) == 1.0); /* no window yet: no change */
+        for (uint64_t i = 0; i < 17; i++)
+            gpuest_study_dram_stream_push(&s, i * 1024, 0);
+        assert_true(gpuest_study_dram_stream_reference(&s) == want_ref[k]);
+        assert_true(gpuest_study_dram_stream_excess(&s) == want_excess[k]);
+        gpuest_study_dram_stream_free(&s);
+    }
+}
+
 /* The estimate's anchoring of the DRAM figures: ratios on the measured values; the row-hit rate
  * stays a share, the turnarounds a rate. */
 static void test_apply_ratios(void **state)
@@ -167,6 +207,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_row_replay_by_hand),
         cmocka_unit_test(test_concentration_of_a_power_of_two_stride),
+        cmocka_unit_test(test_reference_channel_is_splitmix64),
+        cmocka_unit_test(test_excess_over_the_hashed_placement),
         cmocka_unit_test(test_apply_ratios),
         cmocka_unit_test(test_walk_write_backs_by_hand),
     };

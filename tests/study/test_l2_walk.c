@@ -159,7 +159,7 @@ static void calibration(gpuest_calibration_t *c)
     c->runs[0].ipc = 3.7;
     c->runs[0].amat = 250.0;
     c->runs[0].in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.21, 1.12, 0.48, 0.37, 32.0, 0.89, 1.77,
-                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0, 0.3};
+                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0, 0.3, 0.0, 0.0};
     c->fit.params = (gpuest_gpu_params_t){1.5, 0.4, 1.2};
     for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
         c->fit.covar[j][j] = 1e-3;
@@ -209,6 +209,13 @@ static void test_adjust_only_when_the_l2_changes(void **state)
     gpuest_study_dram_apply(&want, wn.dram_row_hit_rate / wc.dram_row_hit_rate,
                             ((double)wn.dram_accesses / mn) / ((double)wc.dram_accesses / mc),
                             wn.dram_turn_rate / wc.dram_turn_rate);
+    /* and the channel concentrations, the excess over a hashed placement, target over calibrated,
+     * of the DRAM stream and of the L2 access stream */
+    assert_true(wn.dram_excess > 0 && wc.dram_excess > 0 && wn.dram_excess != wc.dram_excess);
+    assert_true(wn.l2_excess > 0 && wc.l2_excess > 0 && wn.l2_excess != wc.l2_excess);
+    assert_true(wn.l2_excess != wn.dram_excess);
+    want.channel_concentration = wn.dram_excess / wc.dram_excess;
+    want.slice_concentration = wn.l2_excess / wc.l2_excess;
     gpuest_study_l2_cache_t *cache = NULL;
     assert_int_equal(gpuest_study_l2_cache_create(&cache, &err), GPUEST_OK);
     gpuest_model_phase_t ph[2];
@@ -228,6 +235,27 @@ static void test_adjust_only_when_the_l2_changes(void **state)
     gpuest_study_l2_cache_destroy(cache);
 }
 
+/* A smaller L2 slice on the calibrated channels: the L2 and DRAM figures move, the channel
+ * concentration does not (the channel map is the calibrated one, so the estimate of a point that
+ * changes no channel keeps the uniform channels; docs/estimator.md, "Power-of-two channel counts").
+ * Fails when the concentration ratio is applied on any L2 change. */
+static void test_concentration_only_when_the_channels_change(void **state)
+{
+    (void)state;
+    static gpuest_calibration_t c;
+    calibration(&c);
+    gpuest_error_t err = {0};
+    gpuest_config_t half;
+    assert_int_equal(gpuest_config_preset(&half, "fermi", &err), GPUEST_OK);
+    half.l2.size_per_mc_bytes /= 2;
+    gpuest_model_workload_t w = c.runs[0].in;
+    int applied = 0;
+    assert_int_equal(gpuest_study_l2_adjust(NULL, &c, &half, &w, NULL, 0, &applied, &err), GPUEST_OK);
+    assert_int_equal(applied, 1);
+    assert_true(w.l2_hit_rate != c.runs[0].in.l2_hit_rate);
+    assert_true(w.channel_concentration == 0.0 && w.slice_concentration == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_stores_by_hand),
         cmocka_unit_test(test_apply_by_hand),
         cmocka_unit_test(test_adjust_only_when_the_l2_changes),
+        cmocka_unit_test(test_concentration_only_when_the_channels_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
