@@ -27,7 +27,7 @@ static void calibration(gpuest_calibration_t *c, int anchored)
         r->ipc = 69.8 - 10 * i;
         r->amat = 320.0 + 40 * i;
         r->in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.51, 0.81, 0.48, 0.37, 32.0, 0.89, 1.77,
-                                          0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0, 0.0};
+                                          0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     }
     static const double prof[4] = {43.3, 8.44, 2.28, 36.8};
     gpuest_calibration_set_profile(c, prof);
