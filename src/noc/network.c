@@ -776,6 +776,14 @@ void gpuest_noc_link_info(const gpuest_noc_t *noc, int link, gpuest_noc_link_t *
     out->flits = l->flits;
 }
 
+uint64_t gpuest_noc_link_flits_total(const gpuest_noc_t *noc)
+{
+    uint64_t s = 0;
+    for (int l = 0; l < noc->nlinks; l++)
+        s += noc->links[l].flits;
+    return s;
+}
+
 /* ---------------------------------------------------------------- invariants */
 /* Flits on link l using VC v, and credits for v travelling back on it. */
 static void link_vc_counts(const noc_link_t *l, int v, int *flits, int *credits)

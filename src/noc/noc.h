@@ -150,6 +150,10 @@ typedef struct {
 } gpuest_noc_link_t;
 int gpuest_noc_num_links(const gpuest_noc_t *noc);
 void gpuest_noc_link_info(const gpuest_noc_t *noc, int link, gpuest_noc_link_t *out);
+/* The flits carried since the last stats reset, summed over every link: the sum of
+ * gpuest_noc_link_info's flits over the links, in one call (sampled simulation reads it
+ * every detailed cycle). */
+uint64_t gpuest_noc_link_flits_total(const gpuest_noc_t *noc);
 
 /* Invariant walker (tests, debug): credits within [0, buffer], buffer occupancy
  * equal to credits consumed, VC states consistent. GPUEST_ECORRUPT + message. */

@@ -76,9 +76,10 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, gpuest_sample_resu
             for (uint32_t w = 0; w < l.warps_per_cta; w++) {
                 void *h = NULL;
                 GPUEST_TRY(s->warp_open(s->ctx, c, w, &h, err));
+                int counted = 0;
+                gpuest_err rc = sim_source_count_warp(s, h, &wi, &ti, &counted, err); /* a workload's: no copies */
                 gpuest_inst_t in;
-                gpuest_err rc;
-                while ((rc = s->warp_next(s->ctx, h, &in, err)) == GPUEST_OK && in.kind != GPUEST_INST_END) {
+                while (!counted && (rc = s->warp_next(s->ctx, h, &in, err)) == GPUEST_OK && in.kind != GPUEST_INST_END) {
                     wi++;
                     ti += (uint64_t)__builtin_popcount(in.active_mask);
                 }
@@ -401,6 +402,7 @@ typedef struct {
     uint64_t *rbits;    /* nsm x rw: ready[] as a bit set (the scheduler's pick visits only the ready warps) */
     int rw;             /* 64-bit words a SM */
     uint64_t *smask;    /* nsched x rw: the slots of each scheduler (slot % nsched), as a bit set */
+    uint32_t *syncs;    /* nsm: vsync calls on the SM so far (fast_forward's reuse of vattention) */
 } ff_timing_t;
 
 /* The memory system's back-pressure in the timed schedule (gpuest_sample_opts_t.ff_backpressure).
@@ -475,13 +477,14 @@ static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
     t->rbits = calloc(S * (size_t)t->rw, sizeof *t->rbits);
     int nsched = g->sm[0].nsched;
     t->smask = calloc((size_t)nsched * (size_t)t->rw, sizeof *t->smask);
+    t->syncs = calloc(S, sizeof *t->syncs);
     for (int s = 0; t->smask && s < (int)W; s++)
         t->smask[(size_t)(s % nsched) * (size_t)t->rw + (size_t)(s / 64)] |= 1ull << (s % 64);
     for (size_t i = 0; t->pmin && i < S; i++)
         t->pmin[i] = INT64_MAX;
     return r->pend.ready && t->vreg && t->vnext && t->vmem && t->vstore && t->vage && t->vseq && t->vact &&
                    t->vmemop && t->ready && t->vclock && t->ldst_free && t->nready && t->heap && t->hn &&
-                   t->park && t->pn && t->pmin && t->rbits && t->smask
+                   t->park && t->pn && t->pmin && t->rbits && t->smask && t->syncs
                ? GPUEST_OK
                : GPUEST_ENOMEM;
 }
@@ -509,6 +512,7 @@ static void ff_free(ff_rates_t *r)
     free(t->pmin);
     free(t->rbits);
     free(t->smask);
+    free(t->syncs);
 }
 
 #define GPUEST_MAX_SMS_FF 1024 /* sim_gpu_build's limit on SMs */
@@ -801,6 +805,7 @@ static void vmirror(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 /* vmirror, then every wake-up of SM i placed again. */
 static void vsync(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 {
+    t->syncs[i]++;
     vmirror(g, t, i, now);
     vrebuild(g, t, i);
 }
@@ -1000,10 +1005,20 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
         vsync(g, t, i, 0);
     }
     gpuest_err rc = vassign(g, t, 0, err);
+    /* SM i's attention as the pass over the SMs found it, reused by its turn in the window unless
+     * a vsync touched it since (a CTA started there when another SM's warp exited): vattention has
+     * taken every wake-up due by the SM's clock, so a second call would return the same cycle and
+     * change nothing. */
+    int64_t att[GPUEST_MAX_SMS_FF];
+    uint32_t att_syncs[GPUEST_MAX_SMS_FF];
     while (rc == GPUEST_OK && *done < budget && g->ctas_done < g->launch.num_ctas) {
         int64_t T = INT64_MAX;
         for (int i = 0; i < g->nsm; i++) {
             int64_t a = vattention(g, t, i);
+            if (i < GPUEST_MAX_SMS_FF) {
+                att[i] = a;
+                att_syncs[i] = t->syncs[i];
+            }
             if (a < T)
                 T = a;
         }
@@ -1011,8 +1026,8 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
             break; /* no warp can move (every one waits for a barrier held by memory in flight) */
         int any = 0;
         for (int i = 0; i < g->nsm && *done < budget && rc == GPUEST_OK; i++)
-            for (int64_t a = vattention(g, t, i); a < T + FF_WINDOW && *done < budget && rc == GPUEST_OK;
-                 a = vattention(g, t, i)) {
+            for (int64_t a = i < GPUEST_MAX_SMS_FF && att_syncs[i] == t->syncs[i] ? att[i] : vattention(g, t, i);
+                 a < T + FF_WINDOW && *done < budget && rc == GPUEST_OK; a = vattention(g, t, i)) {
                 t->vclock[i] = a;
                 if (t->nready[i] > 0)
                     rc = ff_sm_cycle(g, r, i, budget, done, &any, err);
@@ -1067,16 +1082,8 @@ static gpuest_err drain(sim_gpu_t *g, uint64_t *cycles, gpuest_error_t *err)
     return GPUEST_OK;
 }
 
-static uint64_t link_flits(const sim_gpu_t *g)
-{
-    uint64_t s = 0;
-    for (int l = 0; l < g->nlinks; l++) {
-        gpuest_noc_link_t li;
-        gpuest_noc_link_info(g->noc, l, &li);
-        s += li.flits;
-    }
-    return s;
-}
+/* The flits the NoC's links carried (g->nlinks is the NoC's link count, gpu.c). */
+static uint64_t link_flits(const sim_gpu_t *g) { return gpuest_noc_link_flits_total(g->noc); }
 
 static gpuest_err push_unit(gpuest_sample_result_t *out, size_t *cap, const gpuest_sample_unit_t *u)
 {

@@ -575,6 +575,11 @@ int sim_probe_llc(sim_gpu_t *g, sim_mc_t *mc, int32_t i, int hit);
 
 /* stats.c */
 void sim_stats_from_counters(const sim_gpu_t *g, const sim_counters_t *c, gpuest_sim_stats_t *s);
+/* Counts warp's instructions to its END (gpuest_warp_count) when s is a workload's source
+ * (gpuest_sim_source_workload): *counted = 1 and the counts added; else *counted = 0 and the
+ * caller walks the warp with s->warp_next. (source.c) */
+gpuest_err sim_source_count_warp(const gpuest_sim_source_t *s, void *warp, uint64_t *warp_insts,
+                                 uint64_t *thread_insts, int *counted, gpuest_error_t *err);
 void sim_stats_network(const sim_gpu_t *g, const gpuest_noc_stats_t *ns, const uint64_t *link_flits, int nlinks,
                        gpuest_sim_stats_t *s);
 void sim_noc_stats_add(gpuest_noc_stats_t *acc, const gpuest_noc_stats_t *x);

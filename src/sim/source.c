@@ -47,3 +47,13 @@ void gpuest_sim_source_workload(gpuest_sim_source_t *src, gpuest_workload_t *wl)
     src->warp_close = wl_warp_close;
     src->read_line = wl_read_line;
 }
+
+gpuest_err sim_source_count_warp(const gpuest_sim_source_t *s, void *warp, uint64_t *warp_insts,
+                                 uint64_t *thread_insts, int *counted, gpuest_error_t *err)
+{
+    *counted = 0;
+    if (s->warp_next != wl_warp_next)
+        return GPUEST_OK;
+    *counted = 1;
+    return gpuest_warp_count(warp, warp_insts, thread_insts, err);
+}

@@ -326,6 +326,41 @@ gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_
     return GPUEST_OK;
 }
 
+gpuest_err gpuest_warp_count(gpuest_warp_t *w, uint64_t *warp_insts, uint64_t *thread_insts, gpuest_error_t *err)
+{
+    uint64_t wi = 0, ti = 0;
+    for (;;) {
+        for (int i = w->pos; i < w->n; i++) { /* the buffered instructions, as gpuest_warp_next hands them out */
+            if (w->buf[i].kind == GPUEST_INST_END) { /* a counting loop stops at the first END */
+                w->pos = w->n;
+                w->finished = 1;
+                *warp_insts += wi;
+                *thread_insts += ti;
+                return GPUEST_OK;
+            }
+            wi++;
+            ti += (uint64_t)__builtin_popcount(w->buf[i].active_mask);
+        }
+        w->pos = w->n;
+        if (w->finished)
+            break;
+        /* gpuest_warp_next's refill */
+        w->n = w->pos = 0;
+        gpuest_workload_t *wl = w->wl;
+        gpuest_err rc = wl->ops->fill(wl->ctx, wl->img, &wl->launch, w, err);
+        if (rc == GPUEST_OK && w->n == 0 && !w->finished)
+            rc = gpuest_fail(err, GPUEST_EINVAL, "workload %s: generator produced no instruction", wl->name);
+        if (rc != GPUEST_OK) {
+            *warp_insts += wi;
+            *thread_insts += ti;
+            return rc;
+        }
+    }
+    *warp_insts += wi;
+    *thread_insts += ti;
+    return GPUEST_OK;
+}
+
 void gpuest_warp_close(gpuest_warp_t *w)
 {
     if (!w)

@@ -276,6 +276,12 @@ gpuest_err gpuest_warp_open(gpuest_workload_t *wl, uint32_t cta, uint32_t warp, 
  * (and on every later call). */
 gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_t *err);
 void gpuest_warp_close(gpuest_warp_t *w);
+/* What gpuest_warp_next would hand out from here to the END, counted without handing it out:
+ * *warp_insts instructions (END excluded) and *thread_insts their active lanes (popcount of
+ * active_mask) added to the two totals. The warp is left finished. Sampled simulation's counting
+ * pass (sim/sample.c) walks every instruction of a workload once before it samples; this skips
+ * the per-instruction copy and the register naming that counting does not need. */
+gpuest_err gpuest_warp_count(gpuest_warp_t *w, uint64_t *warp_insts, uint64_t *thread_insts, gpuest_error_t *err);
 
 /* Front-end speed: runs launches of wl (all, or the first max_launches),
  * generating every warp to its end and coalescing every memory instruction,
