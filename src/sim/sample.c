@@ -50,7 +50,8 @@ static double cpu_now(void)
 }
 
 /* ---------------------------------------------------------------- counting pass */
-static gpuest_err count_kernels(const gpuest_sim_source_t *s, gpuest_sample_result_t *out, gpuest_error_t *err)
+static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, gpuest_sample_result_t *out,
+                                gpuest_error_t *err)
 {
     size_t cap = 0;
     for (;;) {
@@ -77,7 +78,7 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, gpuest_sample_resu
                 void *h = NULL;
                 GPUEST_TRY(s->warp_open(s->ctx, c, w, &h, err));
                 int counted = 0;
-                gpuest_err rc = sim_source_count_warp(s, h, &wi, &ti, &counted, err); /* a workload's: no copies */
+                gpuest_err rc = slow ? GPUEST_OK : sim_source_count_warp(s, h, &wi, &ti, &counted, err); /* no copies */
                 gpuest_inst_t in;
                 while (!counted && (rc = s->warp_next(s->ctx, h, &in, err)) == GPUEST_OK && in.kind != GPUEST_INST_END) {
                     wi++;
@@ -447,6 +448,7 @@ typedef struct {
      * warps whose loads hit were slowed like those that missed (docs/estimator.md, "Sampled
      * simulation: gemm"). */
     int miss_stalls;
+    int slow;          /* gpuest_sample_opts_t.slow_paths */
 } ff_rates_t;
 
 static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
@@ -1026,7 +1028,8 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
             break; /* no warp can move (every one waits for a barrier held by memory in flight) */
         int any = 0;
         for (int i = 0; i < g->nsm && *done < budget && rc == GPUEST_OK; i++)
-            for (int64_t a = i < GPUEST_MAX_SMS_FF && att_syncs[i] == t->syncs[i] ? att[i] : vattention(g, t, i);
+            for (int64_t a = !r->slow && i < GPUEST_MAX_SMS_FF && att_syncs[i] == t->syncs[i] ? att[i]
+                                                                                           : vattention(g, t, i);
                  a < T + FF_WINDOW && *done < budget && rc == GPUEST_OK; a = vattention(g, t, i)) {
                 t->vclock[i] = a;
                 if (t->nready[i] > 0)
@@ -1536,6 +1539,7 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
         rc = bp_alloc(g, &r.bp, o->seed);
     r.bp.split = o->ff_l2_split;
     r.miss_stalls = o->ff_miss_stalls;
+    r.slow = o->slow_paths;
     rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
                          : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
     out->ff_seconds = r.ff_seconds;
@@ -1557,7 +1561,7 @@ gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source
     if (o.units < 1 || !(o.warm_amats >= 0))
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: units must be >= 1 and warm_amats >= 0");
     double t0 = wall_now(), c0 = cpu_now();
-    GPUEST_TRY(count_kernels(count_src, out, err));
+    GPUEST_TRY(count_kernels(count_src, o.slow_paths, out, err));
     out->count_seconds = cpu_now() - c0;
     sim_gpu_t *g = calloc(1, sizeof *g);
     if (!g)

@@ -414,6 +414,9 @@ typedef struct {
     int ff_l2_split;      /* 1 (with ff_backpressure): a line that misses the L1 in fast-forward waits a latency
                            * drawn from the last unit's L2 hits when its fast-forwarded L2 lookup hits, from
                            * its L2 misses otherwise (`gpuest sample --ff-l2-split`; docs/estimator.md) */
+    int slow_paths;       /* 1: the paths the fifth session's speed-ups replaced, same results: the counting pass
+                           * through warp_next instruction by instruction, and fast-forward's attention of every
+                           * SM computed afresh in its turn (tests/study/test_sample_speed.c compares the two) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
