@@ -950,7 +950,11 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
             vbarrier(g, t, i, slot, now);
             continue;
         }
-        if (in.kind == GPUEST_INST_MEM) /* the LD/ST unit holds back the memory instructions ready now */
+        /* the LD/ST unit holds back the memory instructions ready now; not when it frees by now + 1
+         * (one line without back-pressure): a warp placed from now + 1 is then ready again at once,
+         * its ready_off and vplace undo each other (a ready warp's operands are ready by now, so its
+         * cycle is the unit's) and no wake-up is queued, so the pass would change nothing */
+        if (in.kind == GPUEST_INST_MEM && (r->slow || t->ldst_free[i] > now + 1))
             vhold_mem(g, t, i, now);
         vplace(g, t, i, slot, now + 1);
     }

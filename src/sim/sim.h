@@ -415,8 +415,9 @@ typedef struct {
                            * drawn from the last unit's L2 hits when its fast-forwarded L2 lookup hits, from
                            * its L2 misses otherwise (`gpuest sample --ff-l2-split`; docs/estimator.md) */
     int slow_paths;       /* 1: the paths the fifth session's speed-ups replaced, same results: the counting pass
-                           * through warp_next instruction by instruction, and fast-forward's attention of every
-                           * SM computed afresh in its turn (tests/study/test_sample_speed.c compares the two) */
+                           * through warp_next instruction by instruction, fast-forward's attention of every SM
+                           * computed afresh in its turn, and its LD/ST hold pass run after every memory
+                           * instruction (tests/study/test_sample_speed.c compares the two) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
