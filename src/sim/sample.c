@@ -77,10 +77,11 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, gpuest_s
             for (uint32_t w = 0; w < l.warps_per_cta; w++) {
                 void *h = NULL;
                 GPUEST_TRY(s->warp_open(s->ctx, c, w, &h, err));
-                int counted = 0;
-                gpuest_err rc = slow ? GPUEST_OK : sim_source_count_warp(s, h, &wi, &ti, &counted, err); /* no copies */
+                int counted = 0; /* a workload's warp is counted in its buffers (no per-instruction copy) */
+                gpuest_err rc = slow ? GPUEST_OK : sim_source_count_warp(s, h, &wi, &ti, &counted, err);
                 gpuest_inst_t in;
-                while (!counted && (rc = s->warp_next(s->ctx, h, &in, err)) == GPUEST_OK && in.kind != GPUEST_INST_END) {
+                while (!counted && (rc = s->warp_next(s->ctx, h, &in, err)) == GPUEST_OK &&
+                       in.kind != GPUEST_INST_END) {
                     wi++;
                     ti += (uint64_t)__builtin_popcount(in.active_mask);
                 }
