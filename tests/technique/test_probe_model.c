@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "probe_test_util.h"
 #include "technique/technique.h"
 #include "technique/technique_int.h"
 
@@ -231,18 +232,6 @@ static void test_refusals(void **state)
     assert_non_null(strstr(e.msg, "launches"));
 }
 
-static void workload(gpuest_model_workload_t *w)
-{
-    memset(w, 0, sizeof *w);
-    w->insts_per_request = 8.0;
-    w->l1_hit_rate = 0.2;
-    w->l2_hit_rate = 0.5;
-    w->dram_per_request = 0.5;
-    w->row_hit_rate = 0.5;
-    w->write_fraction = 0.0;
-    w->threads_per_warp_inst = 32;
-}
-
 /* The closed model: half the reads served remotely halve the MC reply port's flits per read
  * (no writes: its utilisation per unit of IPC halves exactly) and raise IPC; probe packets and
  * failed-probe traversals with no remote hit only cost: IPC falls, request latency rises. Fails
@@ -257,7 +246,7 @@ static void test_model_demands(void **state)
     gpuest_gpu_model_t *m;
     assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
     gpuest_model_workload_t w;
-    workload(&w);
+    probe_test_workload(&w);
     gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
     gpuest_gpu_estimate_t base, rem, cost;
     assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &base, &err), GPUEST_OK);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "probe_test_util.h"
 #include "technique/technique.h"
 #include "technique/technique_int.h"
 
@@ -146,18 +147,6 @@ static void test_trip_scale_by_hand(void **state)
     assert_float_equal(tech_probe_trip_scale(&c, 1), 1.0, 0.0);
 }
 
-static void workload(gpuest_model_workload_t *w)
-{
-    memset(w, 0, sizeof *w);
-    w->insts_per_request = 8.0;
-    w->l1_hit_rate = 0.2;
-    w->l2_hit_rate = 0.5;
-    w->dram_per_request = 0.5;
-    w->row_hit_rate = 0.5;
-    w->write_fraction = 0.0;
-    w->threads_per_warp_inst = 32;
-}
-
 /* The closed model's probe pricing. Probe traversals at a scale are priced at the request
  * network's zero-load delay, which does not grow with the load: at twice the scale the request
  * latency's excess over the no-probe solve doubles to within the small shift of the loaded request
@@ -173,7 +162,7 @@ static void test_probe_pricing(void **state)
     gpuest_gpu_model_t *m;
     assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
     gpuest_model_workload_t w;
-    workload(&w);
+    probe_test_workload(&w);
     gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
     gpuest_gpu_estimate_t base, half, one, loaded, look;
     assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &base, &err), GPUEST_OK);
