@@ -109,7 +109,9 @@ static int run_once(fit_ctx_t *ctx, const double *theta_start, double *u_out, gs
  * the wrong side never crosses, and the logistic coordinates flatten the slope near a bound so that a
  * run that reached one stays there. The scan's u step (0.1) resolves a well as narrow as that one
  * (its part below the barrier is 0.6 u wide). Deterministic: the points are fixed, the lines start
- * from the fixed starts' best, so a refit stays a function of the stored runs. */
+ * from the fixed starts' best, so a refit stays a function of the stored runs. The leave-one-out
+ * refits scout too (gpuest_gpu_fit_from_scouted from the full fit's parameters): the cross-validation
+ * that chooses the model's form and phases then measures the procedure that made the fit. */
 #define SCOUT_POINTS 121
 #define SCOUT_U 6.0
 #define SCOUT_ROUNDS 3
@@ -156,6 +158,14 @@ gpuest_err gpuest_gpu_fit_from(gpuest_fit_point_t *pts, int n, const gpuest_gpu_
     double s[1][NP];
     gpuest_gpu_params_to_vec(start, s[0]);
     return fit_starts(pts, n, (const double(*)[NP])s, 1, 0, out, err);
+}
+
+gpuest_err gpuest_gpu_fit_from_scouted(gpuest_fit_point_t *pts, int n, const gpuest_gpu_params_t *start,
+                                       gpuest_fit_result_t *out, gpuest_error_t *err)
+{
+    double s[1][NP];
+    gpuest_gpu_params_to_vec(start, s[0]);
+    return fit_starts(pts, n, (const double(*)[NP])s, 1, 1, out, err);
 }
 
 static gpuest_err fit_starts(gpuest_fit_point_t *pts, int n, const double (*starts)[NP], int nstarts, int scout,
