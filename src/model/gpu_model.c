@@ -618,9 +618,13 @@ void gpuest_gpu_model_l1_rates(const gpuest_gpu_model_t *m, const gpuest_model_w
     *reads = per_req * (x.hits_per_request + (1.0 - wf)); /* hits and read misses */
 }
 
-/* The step of a damped fixed-point update x += step x (g(x) - x) (solve's scoreboard feedbacks):
+/* The step of a damped fixed-point update x += 0.5 step (g(x) - x) (solve's scoreboard feedbacks):
  * halved when the residual g(x) - x changes sign (the last update overshot), grown by a quarter up
- * to 1 while it keeps its sign. */
+ * to SIGN_STEP_MAX while it keeps its sign. Above 2 the update over-relaxes: a feedback whose map is
+ * nearly flat (the MSHR cap of fermi spmv: g' ~ 0.9, the half step contracts by 0.95 an iteration
+ * and reached the 100-iteration cap 1e-4 short) converges in tens of iterations; an overshoot flips
+ * the residual's sign and halves the step again. */
+#define SIGN_STEP_MAX 4.0
 typedef struct {
     double step, last_sign;
 } sign_step_t;
@@ -629,7 +633,7 @@ static double sign_step(sign_step_t *s, double residual)
 {
     double sign = residual > 0 ? 1.0 : (residual < 0 ? -1.0 : 0.0);
     if (sign != 0 && s->last_sign != 0)
-        s->step = sign != s->last_sign ? 0.5 * s->step : (1.25 * s->step < 1.0 ? 1.25 * s->step : 1.0);
+        s->step = sign != s->last_sign ? 0.5 * s->step : (1.25 * s->step < SIGN_STEP_MAX ? 1.25 * s->step : SIGN_STEP_MAX);
     if (sign != 0)
         s->last_sign = sign;
     return s->step;
@@ -831,7 +835,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     /* the scoreboard's two feedbacks (LD/ST blocking, MSHR cap) are damped on their own: they
      * oppose each other (longer latency: more blocking, fewer warps) and can cycle at the plain half
      * step. Each has its own step (sign_step): halved when its residual (the model's value less the
-     * one assumed) changes sign, grown by a quarter, up to the plain step, while it keeps its sign, so
+     * one assumed) changes sign, grown by a quarter while it keeps its sign, so
      * the step shrinks only while the iteration overshoots and the loop ends at the fixed point. (The
      * steps were cut by 0.8 at every iteration past the 20th, which froze a cycling iteration
      * wherever it stood some 40 iterations later: estimates that jumped by up to 5 % between
@@ -878,6 +882,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
             double mn = miss_of(st, &a, &k);
             dchange += fabs(mn - miss_now) / (miss_now + 1e-9);
             miss_now += 0.5 * sign_step(&step_miss, mn - miss_now) * (mn - miss_now);
+            miss_now = miss_now > 0.0 ? miss_now : 0.0; /* an over-relaxed step stays a latency */
             st[ST_LDST].demand = r * ldst_demand(w, lines_per_read, wpr, miss_now);
             /* MSHR cap: the warps waiting on memory hold rm reads each, at most mshrs per SM, so the
              * population is cut to the warps whose memory share of the cycle fits in the MSHRs */
@@ -891,7 +896,10 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
                 double ncap = c->l1.mshrs / (rm * memr / cyc), nn = ncap < k.n ? ncap : k.n;
                 nn = nn > 1.0 ? nn : 1.0;
                 dchange += fabs(nn - n) / n;
+                /* an over-relaxed step stays within the cap's range [1, max(k.n, 1)] (or its start) */
+                double n_lo = n < 1.0 ? n : 1.0, n_hi = k.n > 1.0 ? k.n : 1.0;
                 n += 0.5 * sign_step(&step_n, nn - n) * (nn - n);
+                n = n < n_lo ? n_lo : (n > n_hi ? n_hi : n);
             }
         }
         if (dchange < 1e-6 && xchange < 1e-7)
