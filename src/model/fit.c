@@ -4,7 +4,8 @@
  * pseudo-residual per parameter (PRIOR_WEIGHT x log(theta / theta0)) that keeps poorly excited
  * parameters finite. Bounds are kept by a logistic
  * reparametrisation theta = lo + (hi - lo) / (1 + e^-u). Trust region (Levenberg-Marquardt),
- * finite-difference Jacobian (the model is cheap), three starts, best chi^2 kept. The parameter
+ * finite-difference Jacobian (the model is cheap), three starts, best chi^2 kept, then a coordinate
+ * scouting for wells the starts missed (scout_lines). The parameter
  * covariance is (J^T J)^-1 in u, mapped to theta by the delta method and scaled by the residual
  * variance chi^2 / dof (docs/estimator.md). */
 #include <math.h>
@@ -108,8 +109,9 @@ static int run_once(fit_ctx_t *ctx, const double *theta_start, double *u_out, gs
  * 0.051 and 0.064, chi^2 0.680 and 0.630, a barrier 0.682 between), which a local method started on
  * the wrong side never crosses, and the logistic coordinates flatten the slope near a bound so that a
  * run that reached one stays there. The scan's u step (0.1) resolves a well as narrow as that one
- * (its part below the barrier is 0.6 u wide). Deterministic: the points are fixed, the lines start
- * from the fixed starts' best, so a refit stays a function of the stored runs. The leave-one-out
+ * (its part below the other well's chi^2, eta 0.059 .. 0.068, is 0.23 u wide: two or more scouted
+ * points fall in it). Deterministic: the points are fixed, the lines start from the fixed starts'
+ * best, so a refit stays a function of the stored runs. The leave-one-out
  * refits scout too (gpuest_gpu_fit_from_scouted from the full fit's parameters): the cross-validation
  * that chooses the model's form and phases then measures the procedure that made the fit. */
 #define SCOUT_POINTS 121

@@ -838,7 +838,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * one assumed) changes sign, grown by a quarter while it keeps its sign, so
      * the step shrinks only while the iteration overshoots and the loop ends at the fixed point. (The
      * steps were cut by 0.8 at every iteration past the 20th, which froze a cycling iteration
-     * wherever it stood some 40 iterations later: estimates that jumped by up to 5 % between
+     * wherever it stood some 40 iterations later: estimates that jumped by up to 4 % between
      * parameters 0.5 % apart, and a rugged fit; docs/estimator.md, "Fit starts and the chi-square
      * landscape (fifth session)".) */
     sign_step_t step_miss = {1.0, 0.0}, step_n = {1.0, 0.0};
