@@ -161,9 +161,48 @@ static void fit_finds_narrow_well(void **state)
     destroy(pts);
 }
 
+/* fermi spmv (its committed calibration's baseline inputs and parameters, the baseline machine): the
+ * MSHR cap's map is nearly flat (g' ~ 0.9), so at the plain half step the warps converge by 0.95 an
+ * iteration and the solve stopped at the cap of 100 iterations with its residual 1e-4 (264 of the
+ * workload's validation solves). The over-relaxed step converges well within the cap. */
+static void solve_converges_on_flat_mshr_feedback(void **state)
+{
+    (void)state;
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    gpuest_gpu_model_t *m = NULL;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
+    gpuest_model_workload_t w = {.insts_per_request = 1.0278846525900343,
+                                 .hits_per_request = 0.36298835994502138,
+                                 .l1_hit_rate = 0.26464978504449366,
+                                 .l2_hit_rate = 0.90049930353213514,
+                                 .dram_per_request = 0.099696675543771748,
+                                 .row_hit_rate = 0.3320733703447461,
+                                 .write_fraction = 0.0017227079488503784,
+                                 .threads_per_warp_inst = 8.6405886858661702,
+                                 .avail_warps = 0.47896978652723937,
+                                 .cycles_per_schedule = 2.5389809801240846,
+                                 .resident_warps = 32,
+                                 .insts_per_epoch = 3.0103442702440599,
+                                 .lines_per_epoch = 4.069177307257152,
+                                 .dep_per_epoch = 1.5103442702440601,
+                                 .ldst_block_per_read = 7.3238381567572031,
+                                 .block_miss_latency = 255.65982348847047,
+                                 .active_warps = 12.850366537300561,
+                                 .write_bytes = 128};
+    gpuest_gpu_params_t p = {.alpha = 3.7943295395963936, .eta = 0.34287139448389287, .kappa = 0.10389047837534617};
+    gpuest_gpu_estimate_t e;
+    assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &e, &err), GPUEST_OK);
+    printf("fermi spmv baseline: IPC %.6f after %d outer iterations\n", e.ipc, e.outer_iterations);
+    assert_true(e.outer_iterations < 100);
+    gpuest_gpu_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(solve_smooth_along_alpha),
-                                       cmocka_unit_test(fit_finds_narrow_well)};
+                                       cmocka_unit_test(fit_finds_narrow_well),
+                                       cmocka_unit_test(solve_converges_on_flat_mshr_feedback)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
