@@ -619,11 +619,14 @@ void gpuest_gpu_model_l1_rates(const gpuest_gpu_model_t *m, const gpuest_model_w
 }
 
 /* The step of a damped fixed-point update x += 0.5 step (g(x) - x) (solve's scoreboard feedbacks):
- * halved when the residual g(x) - x changes sign (the last update overshot), grown by a quarter up
+ * halved when the residual g(x) - x changes sign (the last update overshot), grown by a tenth up
  * to SIGN_STEP_MAX while it keeps its sign. Above 2 the update over-relaxes: a feedback whose map is
  * nearly flat (the MSHR cap of fermi spmv: g' ~ 0.9, the half step contracts by 0.95 an iteration
  * and reached the 100-iteration cap 1e-4 short) converges in tens of iterations; an overshoot flips
- * the residual's sign and halves the step again. */
+ * the residual's sign and halves the step again. The growth is slow so that a cycle shrinks: the
+ * iteration can cycle through the open model's saturation (mesh56 hotspot near alpha 8: about nine
+ * iterations a turn, two sign changes), and at a growth of a quarter 1.25^7 / 4 > 1 kept it going
+ * until the cap; 1.1^7 / 4 < 1 damps it. */
 #define SIGN_STEP_MAX 4.0
 typedef struct {
     double step, last_sign;
@@ -633,7 +636,7 @@ static double sign_step(sign_step_t *s, double residual)
 {
     double sign = residual > 0 ? 1.0 : (residual < 0 ? -1.0 : 0.0);
     if (sign != 0 && s->last_sign != 0)
-        s->step = sign != s->last_sign ? 0.5 * s->step : (1.25 * s->step < SIGN_STEP_MAX ? 1.25 * s->step : SIGN_STEP_MAX);
+        s->step = sign != s->last_sign ? 0.5 * s->step : (1.1 * s->step < SIGN_STEP_MAX ? 1.1 * s->step : SIGN_STEP_MAX);
     if (sign != 0)
         s->last_sign = sign;
     return s->step;
@@ -835,7 +838,7 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     /* the scoreboard's two feedbacks (LD/ST blocking, MSHR cap) are damped on their own: they
      * oppose each other (longer latency: more blocking, fewer warps) and can cycle at the plain half
      * step. Each has its own step (sign_step): halved when its residual (the model's value less the
-     * one assumed) changes sign, grown by a quarter while it keeps its sign, so
+     * one assumed) changes sign, grown by a tenth while it keeps its sign, so
      * the step shrinks only while the iteration overshoots and the loop ends at the fixed point. (The
      * steps were cut by 0.8 at every iteration past the 20th, which froze a cycling iteration
      * wherever it stood some 40 iterations later: estimates that jumped by up to 4 % between
