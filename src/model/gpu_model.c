@@ -874,6 +874,11 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         if (sign != 0 && last_sign != 0 && sign != last_sign && ++flips >= 2) {
             omega *= 0.5;
             flips = 0;
+        } else if (sign != 0 && sign == last_sign && omega < 1.0) {
+            /* regrown by a tenth while the surrogates' residual keeps its sign (as sign_step): a
+             * step halved during an early cycle otherwise crawls to the fixed point (fermi srad at
+             * 4 channels: omega 1/16, the cap reached 3e-5 short) */
+            omega = 1.1 * omega < 1.0 ? 1.1 * omega : 1.0;
         }
         last_sign = sign;
         double dchange = fabs(diff) / (d_req + d_rep + 1e-9);
