@@ -657,6 +657,30 @@ void gpuest_gpu_model_l1_rates(const gpuest_gpu_model_t *m, const gpuest_model_w
     *reads = per_req * (x.hits_per_request + (1.0 - wf)); /* hits and read misses */
 }
 
+/* The step of a damped fixed-point update x += 0.5 step (g(x) - x) (solve's scoreboard feedbacks):
+ * halved when the residual g(x) - x changes sign (the last update overshot), grown by a tenth up
+ * to SIGN_STEP_MAX while it keeps its sign. Above 2 the update over-relaxes: a feedback whose map is
+ * nearly flat (the MSHR cap of fermi spmv: g' ~ 0.9, the half step contracts by 0.95 an iteration
+ * and reached the 100-iteration cap 1e-4 short) converges in tens of iterations; an overshoot flips
+ * the residual's sign and halves the step again. The growth is slow so that a cycle shrinks: the
+ * iteration can cycle through the open model's saturation (mesh56 hotspot near alpha 8: about nine
+ * iterations a turn, two sign changes), and at a growth of a quarter 1.25^7 / 4 > 1 kept it going
+ * until the cap; 1.1^7 / 4 < 1 damps it. */
+#define SIGN_STEP_MAX 4.0
+typedef struct {
+    double step, last_sign;
+} sign_step_t;
+
+static double sign_step(sign_step_t *s, double residual)
+{
+    double sign = residual > 0 ? 1.0 : (residual < 0 ? -1.0 : 0.0);
+    if (sign != 0 && s->last_sign != 0)
+        s->step = sign != s->last_sign ? 0.5 * s->step : (1.1 * s->step < SIGN_STEP_MAX ? 1.1 * s->step : SIGN_STEP_MAX);
+    if (sign != 0)
+        s->last_sign = sign;
+    return s->step;
+}
+
 gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err)
@@ -862,13 +886,17 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     gpuest_amva_result_t a;
     double omega = 0.5, x_prev = 0.0, last_sign = 0.0, x = 0.0;
     /* the scoreboard's two feedbacks (LD/ST blocking, MSHR cap) are damped on their own: they
-     * oppose each other (longer latency: more blocking, fewer warps), halved at every iteration past
-     * the first 20 so that the fixed point is reached even where they would cycle */
-    double omega_sb = 1.0;
+     * oppose each other (longer latency: more blocking, fewer warps) and can cycle at the plain half
+     * step. Each has its own step (sign_step): halved when its residual (the model's value less the
+     * one assumed) changes sign, grown by a tenth while it keeps its sign, so
+     * the step shrinks only while the iteration overshoots and the loop ends at the fixed point. (The
+     * steps were cut by 0.8 at every iteration past the 20th, which froze a cycling iteration
+     * wherever it stood some 40 iterations later: estimates that jumped by up to 4 % between
+     * parameters 0.5 % apart, and a rugged fit; docs/estimator.md, "Fit starts and the chi-square
+     * landscape (fifth session)".) */
+    sign_step_t step_miss = {1.0, 0.0}, step_n = {1.0, 0.0};
     int flips = 0, it;
     for (it = 1; it <= 100; it++) {
-        if (it > 20)
-            omega_sb *= 0.8;
         /* background utilisation of one replica at the current read throughput x r */
         for (int i = 0; i < ST_COUNT; i++) {
             if (st[i].kind == GPUEST_ST_DELAY || i >= ST_HOT0)
@@ -896,6 +924,11 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         if (sign != 0 && last_sign != 0 && sign != last_sign && ++flips >= 2) {
             omega *= 0.5;
             flips = 0;
+        } else if (sign != 0 && sign == last_sign && omega < 1.0) {
+            /* regrown by a tenth while the surrogates' residual keeps its sign (as sign_step): a
+             * step halved during an early cycle otherwise crawls to the fixed point (fermi srad at
+             * 4 channels: omega 1/16, the cap reached 3e-5 short) */
+            omega = 1.1 * omega < 1.0 ? 1.1 * omega : 1.0;
         }
         last_sign = sign;
         double dchange = fabs(diff) / (d_req + d_rep + 1e-9);
@@ -906,7 +939,8 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         if (ldst) { /* the LD/ST blocking follows the miss latency (damped like the surrogates) */
             double mn = miss_of(st, &a, &k);
             dchange += fabs(mn - miss_now) / (miss_now + 1e-9);
-            miss_now += 0.5 * omega_sb * (mn - miss_now);
+            miss_now += 0.5 * sign_step(&step_miss, mn - miss_now) * (mn - miss_now);
+            miss_now = miss_now > 0.0 ? miss_now : 0.0; /* an over-relaxed step stays a latency */
             st[ST_LDST].demand = r * ldst_demand(w, lines_per_read, wpr, miss_now);
             /* MSHR cap: the warps waiting on memory hold rm reads each, at most mshrs per SM, so the
              * population is cut to the warps whose memory share of the cycle fits in the MSHRs */
@@ -920,7 +954,10 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
                 double ncap = c->l1.mshrs / (rm * memr / cyc), nn = ncap < k.n ? ncap : k.n;
                 nn = nn > 1.0 ? nn : 1.0;
                 dchange += fabs(nn - n) / n;
-                n += 0.5 * omega_sb * (nn - n);
+                /* an over-relaxed step stays within the cap's range [1, max(k.n, 1)] (or its start) */
+                double n_lo = n < 1.0 ? n : 1.0, n_hi = k.n > 1.0 ? k.n : 1.0;
+                n += 0.5 * sign_step(&step_n, nn - n) * (nn - n);
+                n = n < n_lo ? n_lo : (n > n_hi ? n_hi : n);
             }
         }
         if (dchange < 1e-6 && xchange < 1e-7)

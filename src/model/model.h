@@ -547,6 +547,10 @@ gpuest_err gpuest_gpu_fit(gpuest_fit_point_t *pts, int n, gpuest_fit_result_t *o
 /* The same from one start (warm start for refits, e.g. leave-one-out). */
 gpuest_err gpuest_gpu_fit_from(gpuest_fit_point_t *pts, int n, const gpuest_gpu_params_t *start,
                                gpuest_fit_result_t *out, gpuest_error_t *err);
+/* From one start, then the coordinate scouting of gpuest_gpu_fit (fit.c): the leave-one-out refits,
+ * so that they repeat the procedure whose prediction error they estimate. */
+gpuest_err gpuest_gpu_fit_from_scouted(gpuest_fit_point_t *pts, int n, const gpuest_gpu_params_t *start,
+                                       gpuest_fit_result_t *out, gpuest_error_t *err);
 /* Delta-method standard deviations of IPC and AMAT at one point. */
 gpuest_err gpuest_gpu_predict_sd(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                  const gpuest_model_transform_t *t, const gpuest_fit_result_t *fit,

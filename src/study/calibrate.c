@@ -225,7 +225,7 @@ static gpuest_err loo_predict(const gpuest_config_t *cfg, const gpuest_calibrati
     int ns;
     GPUEST_TRY(build_points(cfg, c, ps, k, sub, &ns, err));
     gpuest_fit_result_t f;
-    gpuest_err rc = gpuest_gpu_fit_from(sub, ns, &c->fit.params, &f, err);
+    gpuest_err rc = gpuest_gpu_fit_from_scouted(sub, ns, &c->fit.params, &f, err);
     free_models(sub, ns);
     if (rc != GPUEST_OK)
         return rc;
