@@ -79,6 +79,15 @@ typedef struct gpuest_rng_s gpuest_rng_t;
 
 gpuest_err gpuest_rng_create(uint64_t seed, gpuest_rng_t **out);
 void gpuest_rng_destroy(gpuest_rng_t *rng);
+/* splitmix64's finalizer: a well-mixed 64-bit value of x (no state; the same x, the same value).
+ * For spreading keys (packet ids over route choices, addresses over hashed channels). */
+static inline uint64_t gpuest_mix64(uint64_t x)
+{
+    x += UINT64_C(0x9E3779B97F4A7C15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
 /* New generator seeded from rng's next draw and a stream tag; deterministic. */
 gpuest_err gpuest_rng_fork(gpuest_rng_t *rng, uint64_t stream, gpuest_rng_t **out);
 double gpuest_rng_uniform(gpuest_rng_t *rng);             /* [0, 1) */

@@ -53,20 +53,11 @@ gpuest_net_hop_t gpuest_net_route(const gpuest_net_topo_t *t, const gpuest_net_r
     return rf->route(t, r, dst, choice);
 }
 
-/* splitmix64 finalizer: a well-mixed bit per packet id */
-static uint64_t mix64(uint64_t x)
-{
-    x += UINT64_C(0x9E3779B97F4A7C15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return x ^ (x >> 31);
-}
-
 int gpuest_net_route_choice(const gpuest_net_routing_t *rf, uint64_t packet_id)
 {
     if (rf->choices <= 1)
         return 0;
-    return (int)((mix64(packet_id) >> 32) % (uint64_t)rf->choices);
+    return (int)((gpuest_mix64(packet_id) >> 32) % (uint64_t)rf->choices);
 }
 
 int gpuest_net_vc_slice(const gpuest_net_routing_t *rf, int lo, int hi, int s, int *first)

@@ -54,11 +54,7 @@ void gpuest_study_dram_stream_free(gpuest_study_dram_stream_t *s)
 
 int gpuest_study_dram_stream_hash_channel(uint64_t unit, int channels)
 {
-    uint64_t z = unit + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (int)(z % (uint64_t)(channels > 0 ? channels : 1));
+    return (int)(gpuest_mix64(unit) % (uint64_t)(channels > 0 ? channels : 1));
 }
 
 /* The busiest channel's count of a window over the even share; clears the counts. */
