@@ -412,6 +412,11 @@ typedef struct {
     /* Remote-L1 probing: 1 when the probes go from each SM to the next in index order (CCN, the
      * index selector), 0 when to any other SM: the shape of their class in the open NoC model. */
     int probe_index_chain;
+    /* WarpPool's L1 misses: l1_pool_miss_scale[i] = the walk's plain-L1 read miss rate in the
+     * order a pool of 2^i full queues hands the L1 its requests over the one without a pool
+     * (i < l1_merge_windows; 0 = identity). warppool_rule.c takes it at the pool's occupancy as
+     * l1_miss_scale. */
+    double l1_pool_miss_scale[GPUEST_MODEL_MERGE_WINDOWS];
 } gpuest_model_transform_t;
 
 /* Decision rules of the adaptive compressed L1 (l1c_rule.c). */

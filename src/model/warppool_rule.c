@@ -28,6 +28,27 @@ double gpuest_model_merge_share_at(const gpuest_model_transform_t *t, double que
     return t->l1_merge_share[i] + f * (t->l1_merge_share[i + 1] - t->l1_merge_share[i]);
 }
 
+/* The L1 read miss scale of a pool holding `queues` queues (l1_pool_miss_scale, interpolated on
+ * log2 of the size as the merge share), 0 when the walk gave none. More misses than reads cannot
+ * be: the scale stops where the L1 keeps no read hit (l1_fewer_misses in gpu_model.c). */
+static double pool_miss_scale_at(const gpuest_model_transform_t *t, const gpuest_model_workload_t *w, double queues)
+{
+    int n = t->l1_merge_windows < GPUEST_MODEL_MERGE_WINDOWS ? t->l1_merge_windows : GPUEST_MODEL_MERGE_WINDOWS;
+    if (n <= 0 || !(t->l1_pool_miss_scale[0] > 0))
+        return 0.0;
+    double x = queues > 1.0 ? log2(queues) : 0.0, s;
+    if (x >= n - 1) {
+        s = t->l1_pool_miss_scale[n - 1];
+    } else {
+        int i = (int)floor(x);
+        double f = x - i;
+        s = t->l1_pool_miss_scale[i] + f * (t->l1_pool_miss_scale[i + 1] - t->l1_pool_miss_scale[i]);
+    }
+    double wf = w->write_fraction < 0 ? 0 : (w->write_fraction > 0.95 ? 0.95 : w->write_fraction);
+    double smax = 1.0 + (w->hits_per_request > 0 ? w->hits_per_request : 0.0) / (1.0 - wf);
+    return s < smax ? s : smax;
+}
+
 gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                        const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                        gpuest_gpu_estimate_t *out, gpuest_error_t *err)
@@ -41,6 +62,9 @@ gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model
     double occ = first.ldst_queue_lines + first.ldst_line_rate * lat;
     double share = gpuest_model_merge_share_at(t, occ);
     t0.l1_access_keep = 1.0 - share > 1e-9 ? 1.0 - share : 1e-9;
+    double scale = pool_miss_scale_at(t, w, occ);
+    if (scale > 0)
+        t0.l1_miss_scale = t->l1_miss_scale > 0 ? t->l1_miss_scale * scale : scale;
     GPUEST_TRY(gpuest_gpu_model_solve(m, w, &t0, p, out, err));
     out->pool_occupancy = occ;
     out->pool_merge_share = share;

@@ -44,6 +44,20 @@ void tech_wpm_destroy(tech_wpm_pool_t *p);
 void tech_wpm_flush(tech_wpm_pool_t *p);
 int tech_wpm_request(tech_wpm_pool_t *p, int sm, uint64_t line, int is_load);
 double tech_wpm_merged_share(const tech_wpm_pool_t *p);
+/* wp_l1walk.c: the plain L1 walked in the order a WarpPool of `queues` full queues hands it the
+ * requests (queues = 0: no pool). request: a line request of `warp` on SM sm; turn: `warp` starts
+ * its turn (its queued requests access the L1, then its fills arrive); launch_end: the pool drains
+ * and the L1 empties. miss_rate: read misses over read accesses (merged requests make none). */
+typedef struct tech_wpl1_s tech_wpl1_t;
+gpuest_err tech_wpl1_create(int sms, int sets, int assoc, int queues, int depth, tech_wpl1_t **out,
+                            gpuest_error_t *err);
+void tech_wpl1_destroy(tech_wpl1_t *w);
+gpuest_err tech_wpl1_request(tech_wpl1_t *w, int sm, uint32_t warp, uint64_t line, int is_load, gpuest_error_t *err);
+gpuest_err tech_wpl1_turn(tech_wpl1_t *w, int sm, uint32_t warp, gpuest_error_t *err);
+gpuest_err tech_wpl1_launch_end(tech_wpl1_t *w, gpuest_error_t *err);
+double tech_wpl1_miss_rate(const tech_wpl1_t *w);
+uint64_t tech_wpl1_accesses(const tech_wpl1_t *w);
+uint64_t tech_wpl1_misses(const tech_wpl1_t *w);
 /* probing_model.c: the model transform of technique.probing (pp, dp, ip); the probability that C
  * of `others` cores taken at random include one of k sharers; the mapping of the walk's misses by
  * sharer count (holders[0..GPUEST_CHARACT_MAX_HOLDERS]) onto the transform (for tests). */

@@ -113,16 +113,29 @@ typedef struct {
     int n;
     tech_wpm_pool_t *pool[GPUEST_MODEL_MERGE_WINDOWS];
     uint64_t miss_reads, shared_misses; /* pcu+warppool: the PCUs' locality */
+    /* the plain L1 without a pool (l1[0]) and behind each pool size (l1[i + 1]; wp_l1walk.c) */
+    tech_wpl1_t *l1[GPUEST_MODEL_MERGE_WINDOWS + 1];
+    uint32_t warp; /* the warp whose turn it is */
 } wpm_walk_t;
 
 static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
                             gpuest_error_t *err)
 {
     (void)img;
-    (void)err;
     wpm_walk_t *w = ctx;
     for (int i = 0; i < w->n; i++)
         tech_wpm_request(w->pool[i], sm, line, is_load);
+    for (int i = 0; i <= w->n; i++)
+        GPUEST_TRY(tech_wpl1_request(w->l1[i], sm, w->warp, line, is_load, err));
+    return GPUEST_OK;
+}
+
+static gpuest_err on_turn(void *ctx, int sm, uint32_t warp, gpuest_error_t *err)
+{
+    wpm_walk_t *w = ctx;
+    w->warp = warp;
+    for (int i = 0; i <= w->n; i++)
+        GPUEST_TRY(tech_wpl1_turn(w->l1[i], sm, warp, err));
     return GPUEST_OK;
 }
 
@@ -134,6 +147,8 @@ static gpuest_err on_launch(void *ctx, const gpuest_charact_t *s, gpuest_error_t
     w->shared_misses += s->shared_misses;
     for (int i = 0; i < w->n; i++)
         tech_wpm_flush(w->pool[i]); /* the pool drains at a kernel's end */
+    for (int i = 0; i <= w->n; i++)
+        GPUEST_TRY(tech_wpl1_launch_end(w->l1[i], err));
     return GPUEST_OK;
 }
 
@@ -162,8 +177,19 @@ gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_tra
         if (q == qmax)
             break;
     }
+    /* the L1 walks: no pool, then each pool size (the same sizes as the merge pools) */
+    for (int i = 0; rc == GPUEST_OK && i <= w.n; i++) {
+        int q = i == 0 ? 0 : (1 << (i - 1) < qmax ? 1 << (i - 1) : qmax);
+        /* depth 1: no merging in these walks; the merges are the model's l1_access_keep, and a
+         * merged load removes a miss of the pool-less walk (an MSHR merge), so counted here too
+         * it would lower the scale twice (mesh56 bfs: 0.967 at one queue from merges alone) */
+        rc = tech_wpl1_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, q, 1, &w.l1[i], err);
+    }
     o.access_cb = on_access;
     o.access_ctx = &w;
+    /* GTO bursts and fills at the requester's next turn, as the compressed-L1 walk (l1c_model.c) */
+    o.gto_bursts = 1;
+    o.turn_cb = on_turn;
     if (rc == GPUEST_OK)
         rc = gpuest_workload_characterize(env->launches, &o, on_launch, NULL, &w, NULL, err);
     if (rc == GPUEST_OK) {
@@ -171,10 +197,15 @@ gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_tra
         for (int i = 0; i < w.n; i++)
             out->l1_merge_share[i] = tech_wpm_merged_share(w.pool[i]);
         out->l1_hit_extra_latency = cfg->technique.warppool_latency;
+        double base = tech_wpl1_miss_rate(w.l1[0]);
+        for (int i = 0; i < w.n && base > 0; i++)
+            out->l1_pool_miss_scale[i] = tech_wpl1_miss_rate(w.l1[i + 1]) / base;
         if (pcu && w.miss_reads > 0)
             out->reply_packets_saved = (double)w.shared_misses / (double)w.miss_reads;
     }
     for (int i = 0; i < w.n; i++)
         tech_wpm_destroy(w.pool[i]);
+    for (int i = 0; i <= GPUEST_MODEL_MERGE_WINDOWS; i++)
+        tech_wpl1_destroy(w.l1[i]);
     return rc;
 }
