@@ -75,11 +75,35 @@ static void test_merge_and_store(void **state)
     tech_wpl1_destroy(w);
 }
 
+/* One queue, depth 1: w0's load of A is sent when w1's load of A enters (a miss, A's fill under
+ * w0); w0's turn brings A; w0's load of B sends w1's A: the L1 holds A now, but did not when w1's
+ * load was issued, so it is a miss (an MSHR merge in the simulator, whose fills take far longer
+ * than the pool's lag); B misses at the end. 3 accesses, 3 misses. Fails when a lagged request
+ * hits on a fill that came after its issue (2 misses). */
+static void test_fill_after_issue_is_no_hit(void **state)
+{
+    (void)state;
+    tech_wpl1_t *w = NULL;
+    gpuest_error_t e = {0};
+    assert_int_equal(tech_wpl1_create(1, 1, 2, 1, 1, &w, &e), GPUEST_OK);
+    assert_int_equal(tech_wpl1_turn(w, 0, 0, &e), GPUEST_OK);
+    assert_int_equal(tech_wpl1_request(w, 0, 0, A, 1, &e), GPUEST_OK);
+    assert_int_equal(tech_wpl1_turn(w, 0, 1, &e), GPUEST_OK);
+    assert_int_equal(tech_wpl1_request(w, 0, 1, A, 1, &e), GPUEST_OK);
+    assert_int_equal(tech_wpl1_turn(w, 0, 0, &e), GPUEST_OK);
+    assert_int_equal(tech_wpl1_request(w, 0, 0, B, 1, &e), GPUEST_OK);
+    assert_int_equal(tech_wpl1_launch_end(w, &e), GPUEST_OK);
+    assert_int_equal((int)tech_wpl1_accesses(w), 3);
+    assert_int_equal((int)tech_wpl1_misses(w), 3);
+    tech_wpl1_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_order_loses_hits),
         cmocka_unit_test(test_merge_and_store),
+        cmocka_unit_test(test_fill_after_issue_is_no_hit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
