@@ -11,41 +11,15 @@
 #include <cmocka.h>
 
 #include "study/study.h"
+#include "srad_calibration.h"
 
 /* Student's t quantile for a two-sided 95 % interval on 3 degrees of freedom (tables: 3.182446305). */
 #define T95_3DOF 3.182446305284263
 
-static const char *const excitation_sets[4] = {"", "noc.flit_bytes=16", "noc.flit_bytes=64", "l2.hit_latency=240"};
-static const char *const excitation_labels[4] = {"baseline", "flit_x0.5", "flit_x2", "l2lat_x2"};
 
 /* A fermi calibration with srad-like measured inputs (values of a v2 run), a warp profile and the
  * four runs of the standard excitation set (3 leave-one-out runs: Student's t on 3 degrees). */
-static void calibration(gpuest_calibration_t *c, int anchored)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->preset, sizeof c->preset, "fermi");
-    snprintf(c->workload, sizeof c->workload, "srad");
-    c->nruns = 4;
-    for (int i = 0; i < 4; i++) {
-        gpuest_study_run_t *r = &c->runs[i];
-        snprintf(r->label, sizeof r->label, "%s", excitation_labels[i]);
-        snprintf(r->sets, sizeof r->sets, "%s", excitation_sets[i]);
-        r->ipc = 69.8 - 10 * i;
-        r->amat = 320.0 + 40 * i;
-        r->in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.51, 0.81, 0.48, 0.37, 32.0, 0.89, 1.77,
-                                          0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    }
-    static const double prof[4] = {43.3, 8.44, 2.28, 36.8};
-    gpuest_calibration_set_profile(c, prof);
-    c->fit.params = (gpuest_gpu_params_t){1.5, 0.4, 1.2};
-    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
-        c->fit.covar[j][j] = 1e-3;
-    c->cv_ipc = c->raw_cv_ipc = 0.05;
-    c->cv_amat = c->raw_cv_amat = 0.08;
-    c->util_lo = 0.1;
-    c->util_hi = 1.0;
-    c->anchor_ipc = c->anchor_amat = anchored;
-}
+static void calibration(gpuest_calibration_t *c, int anchored) { srad_calibration(c, 4, anchored); }
 
 static gpuest_study_estimate_t estimate(const gpuest_calibration_t *c, const gpuest_config_t *cfg)
 {

@@ -9,28 +9,10 @@
 #include <cmocka.h>
 
 #include "study/study.h"
+#include "srad_calibration.h"
 
 /* A fermi calibration with srad-like measured inputs (values of a v2 run) and a warp profile. */
-static void calibration(gpuest_calibration_t *c)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->preset, sizeof c->preset, "fermi");
-    snprintf(c->workload, sizeof c->workload, "srad");
-    c->nruns = 1;
-    c->runs[0].ipc = 69.8;
-    c->runs[0].amat = 320.0;
-    c->runs[0].in = (gpuest_model_workload_t){2.68, 0.039, 0.054, 0.51, 0.81, 0.48, 0.37, 32.0, 0.89, 1.77,
-                                              0.0, 0.0, 0.0, 0.0, 26.2, 329.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    static const double prof[4] = {43.3, 8.44, 2.28, 36.8};
-    gpuest_calibration_set_profile(c, prof);
-    c->fit.params = (gpuest_gpu_params_t){1.5, 0.4, 1.2};
-    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
-        c->fit.covar[j][j] = 1e-3;
-    c->cv_ipc = 0.05;
-    c->cv_amat = 0.08;
-    c->util_lo = 0.1;
-    c->util_hi = 1.0;
-}
+static void calibration(gpuest_calibration_t *c) { srad_calibration(c, 1, 0); }
 
 static void batch_equals_single(void **state)
 {
