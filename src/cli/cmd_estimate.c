@@ -17,7 +17,7 @@ static void help(FILE *out)
                  "from the stored calibration (no simulation), each with its interval at confidence C\n"
                  "(default 0.95). --batch FILE: one design point per line, assignments separated by\n"
                  "blanks (an empty line = the machine as given). Points outside the calibrated range are\n"
-                 "flagged. Where the calibration chose it (by leave-one-out error), IPC and AMAT are the\n"
+                 "flagged. Where the calibration chose it (by error over its range), IPC and AMAT are the\n"
                  "model's ratio to the calibrated machine times the measured baseline (said above the\n"
                  "table).\n\noptions:\n" CLI_CONFIG_HELP CLI_STUDY_HELP
                  "  --batch FILE           many points\n  --csv FILE             one row per point\n"

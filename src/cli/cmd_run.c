@@ -29,7 +29,8 @@ static void run_help(FILE *out)
                  "one table prints the estimates, intervals, detailed results and errors.\n\n"
                  "options:\n" CLI_CONFIG_HELP
                  "  --calibration FILE     use this calibration file instead of calibrating (no sampled runs)\n"
-                 "  --csv FILE             the table as CSV\n");
+                 "  --csv FILE             the table as CSV\n"
+                 "  --save-calibration FILE  write the calibration used (for --calibration, estimate, validate)\n");
 }
 
 static void print_machine(const gpuest_config_t *c)
@@ -99,6 +100,7 @@ typedef struct {
     gpuest_scale_t scale;
     unsigned long long seed;
     const char *calib_file, *csv;
+    const char *save_calib; /* --save-calibration FILE: the calibration used (made or read), for --calibration */
 } run_opts_t;
 
 static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
@@ -129,11 +131,13 @@ static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
             printf("   %-10s sampled IPC %8.2f (+-%4.1f %% se)  AMAT %7.1f (+-%4.1f %% se)\n", c.runs[i].label,
                    c.runs[i].ipc, 100 * c.runs[i].ipc_cv, c.runs[i].amat, 100 * c.runs[i].amat_cv);
     }
+    if (o->save_calib && (e = gpuest_calibration_write(&c, o->save_calib, &err)) != GPUEST_OK)
+        return cli_report(CMD, e, &err);
     printf("   model %s; alpha %.3f, eta %.3f, kappa %.3f; fit RMS %.1f %%, leave-one-out IPC %.1f %%\n",
            c.warp_profile[1] > 0 ? "scoreboard" : "token", c.fit.params.alpha, c.fit.params.eta, c.fit.params.kappa,
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc);
-    printf("   anchored at the sampled baseline: IPC %s, AMAT %s (the form with the smaller leave-one-out error)\n",
-           c.anchor_ipc ? "yes" : "no", c.anchor_amat ? "yes" : "no");
+    printf("   anchored at the sampled baseline: IPC %s, AMAT %s (the form with the smaller error over the calibrated "
+           "range)\n", c.anchor_ipc ? "yes" : "no", c.anchor_amat ? "yes" : "no");
     /* times go to a terminal only: the output is the same for the same seed, bit for bit */
     times("gpuest run: calibration %.1f s\n", wall_now() - t0);
 
@@ -223,7 +227,7 @@ int cli_cmd_run(int argc, char **argv)
 {
     cli_config_t cc;
     cli_config_init(&cc, "mesh56");
-    run_opts_t o = {"hotspot", GPUEST_SCALE_SMALL, 1, NULL, NULL};
+    run_opts_t o = {"hotspot", GPUEST_SCALE_SMALL, 1, NULL, NULL, NULL};
     cli_args_t a;
     cli_args_init(&a, argc, argv, CMD);
     while (cli_args_next(&a)) {
@@ -251,6 +255,8 @@ int cli_cmd_run(int argc, char **argv)
             o.calib_file = v;
         } else if (cli_args_is(&a, "csv")) {
             o.csv = v;
+        } else if (cli_args_is(&a, "save-calibration")) {
+            o.save_calib = v;
         } else {
             return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
         }

@@ -82,19 +82,31 @@ static gpuest_err loo_predict(const gpuest_config_t *cfg, const gpuest_calibrati
                               int k, gpuest_gpu_model_t *m0, gpuest_gpu_estimate_t *e, gpuest_gpu_estimate_t *e0,
                               gpuest_error_t *err);
 
-/* What chooses between the two forms: the leave-one-configuration-out IPC error. */
-static double form_score(const gpuest_calibration_t *c) { return c->cv_ipc; }
+static double rms(const double *x, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return sqrt(s / n);
+}
+
+/* What chooses between the two forms and between phases and one phase: the IPC error over the
+ * calibrated range of the IPC form kept (range_error.c), the same error that chose that form. */
+static double form_score(const gpuest_calibration_t *c)
+{
+    return c->anchor_ipc ? c->range_anch_ipc : c->range_raw_ipc;
+}
 
 /* With a warp profile both forms of the closed model are fitted, the scoreboard model (warps as
  * customers) and the token model (read tokens, alpha per warp), and the one with the smaller
- * leave-one-configuration-out IPC error is kept (a tie keeps the scoreboard model): on some
+ * IPC error over the calibrated range is kept (a tie keeps the scoreboard model; form_score): on some
  * workloads the scoreboard model's fixed structure (one memory wait per epoch, all loads of an
  * epoch returning together) misses what the token model's free alpha absorbs. A file whose
  * token model won carries no warp profile; --refit walks the workload again and chooses again. */
 static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err);
 
 /* With kernel phases the model is fitted twice more, as one phase (the run's totals) and per phase,
- * each in both forms, and the one with the smaller leave-one-configuration-out IPC error is kept, the
+ * each in both forms, and the one with the smaller IPC error over the calibrated range is kept, the
  * same rule as between the forms (a tie keeps the phases). A calibration that keeps one phase drops
  * its phase records (calibrate --refit --phases measures them again). Why: a phase's inputs come
  * from its launches alone, which on workloads of alike launches adds parameters' worth of freedom
@@ -140,13 +152,14 @@ static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c,
     if (rc == GPUEST_OK) {
         int take = form_score(tok) < form_score(c);
         gpuest_calibration_t *lost = take ? c : tok;
-        double o[3] = {lost->fit.rms_rel_error, lost->cv_ipc, lost->cv_amat};
+        double o[4] = {lost->fit.rms_rel_error, lost->cv_ipc, lost->cv_amat, form_score(lost)};
         if (take)
             *c = *tok;
         c->other_form = 1;
         c->other_rms = o[0];
         c->other_cv_ipc = o[1];
         c->other_cv_amat = o[2];
+        c->other_range_ipc = o[3];
     }
     free(tok);
     return rc;
@@ -182,8 +195,13 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
      * estimate has), and take the RMS relative error. With a single run the fit's own residual is used.
      * Each left-out run is predicted twice: by the plain model and anchored at the measured baseline
      * (the refit model's ratio of the run to the baseline machine, times the baseline's measured
-     * IPC or AMAT: what an anchored estimate gives); each figure keeps the form with the smaller error. */
-    double si = 0.0, sa = 0.0, sai = 0.0, saa = 0.0;
+     * IPC or AMAT: what an anchored estimate gives). The refit's miss of the measured baseline is kept
+     * too: each figure keeps the form with the smaller error over the calibrated range (range_error.c),
+     * which weighs the baseline, where the anchored form is exact, against the left-out runs. The
+     * left-out RMS of the kept form stays the interval's held-out term (cv_ipc, cv_amat). */
+    double bi[GPUEST_STUDY_MAX_RUNS], ba[GPUEST_STUDY_MAX_RUNS]; /* plain refit's miss at the baseline */
+    double pi[GPUEST_STUDY_MAX_RUNS], pa[GPUEST_STUDY_MAX_RUNS]; /* plain miss of the left-out run */
+    double ai[GPUEST_STUDY_MAX_RUNS], aa[GPUEST_STUDY_MAX_RUNS]; /* anchored miss of the left-out run */
     int nv = 0;
     gpuest_gpu_model_t *m0 = NULL; /* the calibrated machine itself, for the anchored predictions */
     if (c->nruns > 2)
@@ -196,20 +214,30 @@ static gpuest_err fit_one_form(const gpuest_config_t *cfg, gpuest_calibration_t 
             return rc;
         }
         const gpuest_study_run_t *r = &c->runs[k], *b = &c->runs[0];
-        double ei = (e.ipc - r->ipc) / r->ipc, ea = (e.amat - r->amat) / r->amat;
-        double ai = (e.ipc / e0.ipc * b->ipc - r->ipc) / r->ipc, aa = (e.amat / e0.amat * b->amat - r->amat) / r->amat;
-        si += ei * ei;
-        sa += ea * ea;
-        sai += ai * ai;
-        saa += aa * aa;
+        bi[nv] = (e0.ipc - b->ipc) / b->ipc;
+        ba[nv] = (e0.amat - b->amat) / b->amat;
+        pi[nv] = (e.ipc - r->ipc) / r->ipc;
+        pa[nv] = (e.amat - r->amat) / r->amat;
+        ai[nv] = (e.ipc / e0.ipc * b->ipc - r->ipc) / r->ipc;
+        aa[nv] = (e.amat / e0.amat * b->amat - r->amat) / r->amat;
         nv++;
     }
     gpuest_gpu_model_destroy(m0);
-    c->raw_cv_ipc = nv ? sqrt(si / nv) : c->fit.rms_rel_error;
-    c->raw_cv_amat = nv ? sqrt(sa / nv) : c->fit.rms_rel_error;
-    double anchored_ipc = sqrt(sai / (nv ? nv : 1)), anchored_amat = sqrt(saa / (nv ? nv : 1));
-    c->anchor_ipc = nv > 0 && anchored_ipc <= c->raw_cv_ipc;
-    c->anchor_amat = nv > 0 && anchored_amat <= c->raw_cv_amat;
+    if (nv == 0) {
+        c->raw_cv_ipc = c->raw_cv_amat = c->cv_ipc = c->cv_amat = c->fit.rms_rel_error;
+        c->range_raw_ipc = c->range_raw_amat = c->range_anch_ipc = c->range_anch_amat = c->fit.rms_rel_error;
+        c->anchor_ipc = c->anchor_amat = 0;
+        return GPUEST_OK;
+    }
+    c->raw_cv_ipc = rms(pi, nv);
+    c->raw_cv_amat = rms(pa, nv);
+    double anchored_ipc = rms(ai, nv), anchored_amat = rms(aa, nv);
+    c->range_raw_ipc = gpuest_study_range_error(bi, pi, nv);
+    c->range_raw_amat = gpuest_study_range_error(ba, pa, nv);
+    c->range_anch_ipc = gpuest_study_range_error(NULL, ai, nv);
+    c->range_anch_amat = gpuest_study_range_error(NULL, aa, nv);
+    c->anchor_ipc = c->range_anch_ipc <= c->range_raw_ipc; /* a tie anchors */
+    c->anchor_amat = c->range_anch_amat <= c->range_raw_amat;
     c->cv_ipc = c->anchor_ipc ? anchored_ipc : c->raw_cv_ipc;
     c->cv_amat = c->anchor_amat ? anchored_amat : c->raw_cv_amat;
     return GPUEST_OK;

@@ -129,6 +129,12 @@ typedef struct {
      * model's. Stored as `anchor I A RAW_CV_IPC RAW_CV_AMAT`; a file without it is not anchored. */
     int anchor_ipc, anchor_amat;
     double raw_cv_ipc, raw_cv_amat;
+    /* Errors over the calibrated range (gpuest_study_range_error): of the plain model and of the
+     * anchored form, IPC and AMAT, from the leave-one-out refits; the anchoring of each figure, the
+     * model's form and its phases are chosen by them (the form and phases by the kept IPC form's).
+     * Not stored (a refit computes them again); 0 in a calibration read from a file. */
+    double range_raw_ipc, range_raw_amat, range_anch_ipc, range_anch_amat;
+    double other_range_ipc; /* the form not kept: its IPC error over the range (what lost the choice) */
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */
@@ -377,6 +383,13 @@ void gpuest_study_l2_apply(gpuest_model_workload_t *w, double ratio, double walk
 gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_calibration_t *c,
                                   const gpuest_config_t *cfg, gpuest_model_workload_t *w, gpuest_model_phase_t *ph,
                                   int nph, int *applied, gpuest_error_t *err);
+
+/* ------------------------------------------------------------ range error (range_error.c) */
+/* An estimate form's RMS relative error over the calibrated range: design points equally likely on
+ * each segment from the baseline to a left-out run k, the error linear along it from at_base[k] (the
+ * form's error at the baseline; NULL: 0, the anchored form) to at_run[k] (at run k):
+ * sqrt(mean_k (b^2 + b r + r^2) / 3). 0 when n <= 0. */
+double gpuest_study_range_error(const double *at_base, const double *at_run, int n);
 
 #ifdef __cplusplus
 }

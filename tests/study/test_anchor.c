@@ -1,5 +1,6 @@
 /* test_anchor.c: estimates anchored at the measured baseline (estimate.c) and calibrate's choice of
- * the anchored form by leave-one-out error (calibrate.c); the anchor record of calibration files. */
+ * the anchored form by its error over the calibrated range (calibrate.c); the anchor record of
+ * calibration files. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -138,6 +138,20 @@ static void run_hybrid_with_calibration(void **state)
     assert_non_null(strstr(out, "flit16_none"));
     assert_non_null(strstr(out, "flit64_bdi"));
     assert_non_null(strstr(out, "IPC error over the 3 simulated points"));
+    /* --save-calibration writes the calibration used: run again from it, the same table (catches a
+     * file not written, or written without the fit or the runs the estimates need) */
+    static char first[sizeof out];
+    const char *saved = GPUEST_BINARY_DIR "/run_saved.cal";
+    snprintf(args, sizeof args, "run --preset fermi --workload hotspot --scale tiny --calibration %s --save-calibration %s",
+             CAL, saved);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    assert_non_null(strstr(out, "\n2. design space"));
+    snprintf(first, sizeof first, "%s", strstr(out, "\n2. design space"));
+    snprintf(args, sizeof args, "run --preset fermi --workload hotspot --scale tiny --calibration %s", saved);
+    assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    assert_non_null(strstr(out, "\n2. design space"));
+    assert_string_equal(strstr(out, "\n2. design space"), first);
+    remove(saved);
     snprintf(args, sizeof args, "run --workload hotspot --scale tiny --calibration %s", CAL); /* mesh56 */
     assert_int_equal(run_gpuest(args, out, sizeof out), 2);
     assert_non_null(strstr(out, "not hotspot on mesh56"));
