@@ -138,6 +138,9 @@ static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc);
     printf("   anchored at the sampled baseline: IPC %s, AMAT %s (the form with the smaller error over the calibrated "
            "range)\n", c.anchor_ipc ? "yes" : "no", c.anchor_amat ? "yes" : "no");
+    if (!o->calib_file) /* a file does not store the range errors */
+        printf("   error over the calibrated range, anchored / plain: IPC %.1f / %.1f %%, AMAT %.1f / %.1f %%\n",
+               100 * c.range_anch_ipc, 100 * c.range_raw_ipc, 100 * c.range_anch_amat, 100 * c.range_raw_amat);
     /* times go to a terminal only: the output is the same for the same seed, bit for bit */
     times("gpuest run: calibration %.1f s\n", wall_now() - t0);
 
