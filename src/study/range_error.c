@@ -8,7 +8,7 @@
  * technique on it, a moderate change of one field. A form's error there depends on its error at
  * the baseline as much as at the ends. The left-out RMS cannot see the baseline: on `gpuest run`'s
  * sampled calibration after the fit scouting the plain model missed the sampled baseline by -6.25 %
- * (3.7 of its standard errors) and still won on the three ends (5.3 against 7.3 %), where its level
+ * (3.7 of its standard errors) and still won on the three ends (5.3 against 7.4 %), where its level
  * error happened to offset a response error.
  *
  * The rule: a design point is taken as equally likely anywhere on the segment from the baseline to
