@@ -1,9 +1,10 @@
 /* test_sign_band.c: scripts/sign-band.sh on files worked by hand. Band of fermi aa: baseline
- * 100, perturbations 102 and 99: [-1, +2] %. Band of mesh56 bb: baseline 50, perturbations 50.5
- * and 50.25: effects +1 and +0.5 %, the band [0, +1] (zero is always inside: the baseline's own
- * run). fermi cc has no band file. Points: p1 +1.50 (inside, wrong), p2 +2.50 (outside, right),
- * p3 -1.20 (outside, right), q1 +0.30 (inside, wrong), q2 -0.40 (outside, right), r1 (no band,
- * right); a -before.csv copy's point and rows without a sign are not counted. */
+ * 100, perturbations 102 and 99: [-1, +2] %. Band of mesh56 bb: baseline 50 (not the file's first
+ * row), perturbations 50.5 and 50.25: effects +1 and +0.5 %, the band [0, +1] (zero is always
+ * inside: the baseline's own run). fermi cc has no band file. Points: p1 +1.50 (inside, wrong),
+ * p2 +2.50 (outside, right), p3 -1.20 (outside, right), q1 +0.30 (inside, wrong), q2 -0.40
+ * (outside, right), r1 (no band, right); a -before.csv copy's point and rows without a sign are
+ * not counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +32,7 @@ static int setup(void **state)
     assert_non_null(mkdtemp(dir));
     put("band-fermi-aa-small.csv", "point,sets,ipc_sim\nbaseline,,100\nl1lat_m1,l1.hit_latency=19,102\n"
                                    "l2lat_p1,l2.hit_latency=121,99\n");
-    put("band-mesh56-bb-small.csv", "point,sets,ipc_sim\nbaseline,,50\nl1lat_m1,x,50.5\nl1lat_p1,y,50.25\n");
+    put("band-mesh56-bb-small.csv", "point,sets,ipc_sim\nl1lat_m1,x,50.5\nbaseline,,50\nl1lat_p1,y,50.25\n");
     static const char head[] = "point,sets,ipc_sim,effect_sim_pct,effect_est_pct,sign_agree\n";
     char text[1024];
     snprintf(text, sizeof text, "%sl2lat_x0.5,l2,1,-,-,-\np1,a,1,+1.50,-0.20,no\np2,b,1,+2.50,+1.00,yes\n"
