@@ -35,8 +35,10 @@ static int setup(void **state)
     put("band-mesh56-bb-small.csv", "point,sets,ipc_sim\nl1lat_m1,x,50.5\nbaseline,,50\nl1lat_p1,y,50.25\n");
     static const char head[] = "point,sets,ipc_sim,effect_sim_pct,effect_est_pct,sign_agree\n";
     char text[1024];
-    snprintf(text, sizeof text, "%sl2lat_x0.5,l2,1,-,-,-\np1,a,1,+1.50,-0.20,no\np2,b,1,+2.50,+1.00,yes\n"
-             "p3,c,1,-1.20,-0.50,yes\n", head);
+    snprintf(text, sizeof text,
+             "%sl2lat_x0.5,l2,1,-,-,-\np1,a,1,+1.50,-0.20,no\np2,b,1,+2.50,+1.00,yes\n"
+             "p3,c,1,-1.20,-0.50,yes\n",
+             head);
     put("techniques-fermi-aa-small-1.csv", text);
     snprintf(text, sizeof text, "%sp9,z,1,+5.00,+5.00,yes\n", head);
     put("techniques-fermi-aa-small-2-before.csv", text);
