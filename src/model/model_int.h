@@ -18,6 +18,20 @@ typedef struct {
     int grp_in;     /* (part x R + r) x P + i: the input VCs it holds */
 } gpuest_model_noc_ent_t;
 
+/* A hop in one sweep's order (eval.c): the entry it is, the slots the sweep reads, and whether the
+ * hop ends its input's run (output sweep) and its group (both sweeps). */
+#define GPUEST_NOC_END_INPUT 1
+#define GPUEST_NOC_END_GROUP 2
+typedef struct {
+    int ent;    /* index into ent */
+    int end;    /* GPUEST_NOC_END_* flags */
+    int slot;   /* output sweep: the group's w_out slot; input sweep: the group's w_vc / w_down slot */
+    int r, p;   /* the group's router and port (note_util) */
+    int down_j; /* output sweep: the w_vc / w_down slot of the downstream VC, -1 at an ejection */
+    int bp;     /* output sweep: the w_bp slot of the MC that may refuse, -1 */
+    int wo;     /* input sweep: the w_out slot of the hop's output */
+} gpuest_model_noc_sweep_hop_t;
+
 struct gpuest_model_noc_s {
     gpuest_noc_cfg_t noc;
     gpuest_net_topo_t topo;    /* the network description shared with the simulator */
@@ -71,9 +85,28 @@ struct gpuest_model_noc_s {
     int *ord_out, *ord_in;
     size_t nent, nout;
     double *mdk; /* per node: the last M/D/1/K inputs (rate, service) and outputs (stall, p_full, wait) */
+    /* built once (gpuest_model_noc_prepare) for the sweeps (eval.c): the hops in the output sweep's
+     * order (sw_out, as ord_out) and the input sweep's (sw_in, as ord_in), flat, each marking where
+     * its groups end; per injecting (node, class) its VC slot, and per class the credit stall and
+     * blocking share of an injection */
+    gpuest_model_noc_sweep_hop_t *sw_out, *sw_in;
+    int *inj_j;
+    double inj_stall[GPUEST_MODEL_MAX_CLASSES], inj_bshare[GPUEST_MODEL_MAX_CLASSES];
+    /* set at the start of each evaluation (eval.c, scale_hops): what the sweeps read of each hop and
+     * injection that depends on the scale and the contention constants alone, so that a sweep does
+     * not compute it again (the same operations, so the same values). Output order: packets per
+     * switch cycle, serialization with crossbar conflicts, that + the VC turnaround, and the output
+     * occupancy without refusals (at an ejection, where no downstream blocking enters it); input
+     * order: packets per switch cycle and the service without the output wait; injections: the
+     * service without blocking, [n * C + c] */
+    double *hx_lam, *hx_ser, *hx_sv, *hx_occ, *hx_in_lam, *hx_in_svc, *inj_base;
 };
 
 gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err);
+/* gpuest_model_noc_eval_warm without the per-class latencies (class_results): the saturation
+ * search reads the utilisation and the saturated flag alone (noc_saturation.c). */
+gpuest_err gpuest_model_noc_eval_probe(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                                       gpuest_model_result_t *out, gpuest_error_t *err);
 
 static inline size_t noc_pk_idx(const gpuest_model_noc_t *m, int r, int i, int o, int c)
 {
