@@ -1,5 +1,6 @@
 /* eval.c: fixed-point solution of the coupled router, source-queue and MC reply-path equations. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,38 +85,28 @@ static inline double hop_stretch(const gpuest_model_noc_ent_t *e, double scale, 
     return 1.0 + conflict * scale * e->b;
 }
 
-/* What the sweeps of one evaluation read of each hop and injection that depends on the rate per
- * switch cycle sw and the contention constants alone (the same operations, in the same order, as a
- * sweep computing them itself, so the same values): the hop's packets per switch cycle, its
- * serialization stretched by crossbar conflicts, that plus the VC turnaround, and at an ejection
- * (no downstream VC, so no blocking) its output occupancy without refusals; in the input sweep's
- * order its packets and its service without the output wait; per injection its service without
- * blocking. Hops that carry no packets (deliveries only) are read as such and skipped. */
+/* What the sweeps of one evaluation read of each hop kind and injection that depends on the rate
+ * per switch cycle sw and the contention constants alone (the same operations, in the same order,
+ * as a sweep computing them itself, so the same values): the kind's packets per switch cycle, its
+ * serialization stretched by crossbar conflicts, that plus the VC turnaround, its output occupancy
+ * without refusals at an ejection (no downstream VC, so no blocking), and its input VC service
+ * without the output wait; per injection its service without blocking. A kind that carries no
+ * packets (deliveries only) keeps only its packets. */
 static void scale_hops(gpuest_model_noc_t *m, double sw, const gpuest_model_params_t *pp)
 {
-    const gpuest_model_noc_ent_t *E = m->ent;
-    double vcs = (double)m->vcs_part;
-    for (size_t k = 0; k < m->nent; k++) {
-        const gpuest_model_noc_sweep_hop_t *h = &m->sw_out[k];
-        const gpuest_model_noc_ent_t *e = &E[h->ent];
+    double vcs = (double)m->vcs_part, ovh = m->noc.routing_delay + m->noc.vc_alloc_delay;
+    for (int q = 0; q < m->nkinds; q++) {
+        const gpuest_model_noc_ent_t *e = &m->ent[m->kind_ent[q]];
         double lam = e->lam * sw;
-        m->hx_lam[k] = lam;
+        m->hx_lam[q] = lam;
         if (lam <= 0.0)
             continue;
         double ser = m->len[e->c] * hop_stretch(e, sw, pp->conflict);
-        m->hx_ser[k] = ser;
-        m->hx_sv[k] = ser + pp->vc_hold;
-        double held = (m->hx_sv[k] + 0.0) / vcs; /* no downstream blocking at an ejection */
-        m->hx_occ[k] = ser > held ? ser : held;
-    }
-    double ovh = m->noc.routing_delay + m->noc.vc_alloc_delay;
-    for (size_t k = 0; k < m->nent; k++) {
-        const gpuest_model_noc_ent_t *e = &E[m->sw_in[k].ent];
-        double l = e->lam * sw;
-        m->hx_in_lam[k] = l;
-        if (l <= 0.0)
-            continue;
-        m->hx_in_svc[k] = ovh + m->len[e->c] * hop_stretch(e, sw, pp->conflict);
+        m->hx_ser[q] = ser;
+        m->hx_sv[q] = ser + pp->vc_hold;
+        double held = (m->hx_sv[q] + 0.0) / vcs; /* no downstream blocking at an ejection */
+        m->hx_occ[q] = ser > held ? ser : held;
+        m->hx_svc[q] = ovh + ser;
     }
     for (int n = 0; n < m->nodes; n++) {
         int r = gpuest_net_router_of(&m->topo, n), i = gpuest_net_local_port(&m->topo, n);
@@ -142,17 +133,18 @@ static int solve_outputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp,
     double rho = 0.0, m2 = 0.0, sq = 0.0, rho_i = 0.0;
     for (size_t k = 0; k < n; k++) {
         const gpuest_model_noc_sweep_hop_t *h = &H[k];
-        double lam = m->hx_lam[k];
+        int q = h->kind;
+        double lam = m->hx_lam[q];
         if (!(lam <= 0.0)) {
             /* A packet holds one of the vcs output VCs for its flits, the VC turnaround and any
              * downstream blocking; the link itself only for its flits. With one VC the two
              * coincide; with several, other VCs use the link meanwhile. */
             double occ;
             if (h->down_j < 0) {
-                occ = m->hx_occ[k];
+                occ = m->hx_occ[q];
             } else {
-                double ser = m->hx_ser[k];
-                double held = (m->hx_sv[k] + E[h->ent].bshare * (m->w_vc[h->down_j] + m->w_down[h->down_j])) / vcs;
+                double ser = m->hx_ser[q];
+                double held = (m->hx_sv[q] + E[h->ent].bshare * (m->w_vc[h->down_j] + m->w_down[h->down_j])) / vcs;
                 occ = ser > held ? ser : held;
             }
             occ += h->bp >= 0 ? m->w_bp[h->bp] : 0.0;
@@ -191,10 +183,10 @@ static int solve_inputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, 
     double last_lam = -1.0, last_es = 0.0, last_cs2 = 0.0, last_w = 0.0;
     for (size_t k = 0; k < n; k++) {
         const gpuest_model_noc_sweep_hop_t *h = &H[k];
-        double l = m->hx_in_lam[k];
+        double l = m->hx_lam[h->kind];
         if (!(l <= 0.0)) {
             double wo = m->w_out[h->wo];
-            double svc = m->hx_in_svc[k] + wo;
+            double svc = m->hx_svc[h->kind] + wo;
             lam += l;
             s1 += l * svc;
             s2 += l * svc * svc;
@@ -244,6 +236,50 @@ static double inject_stretch(const gpuest_model_noc_t *m, int plane, int r, int 
     return tot > 0.0 ? acc / tot : 1.0;
 }
 
+/* Whether hop entries a and b are of one kind: the same class and bit for bit the same load at scale
+ * 1 and conflict coefficient. */
+static int same_kind(const gpuest_model_noc_ent_t *a, const gpuest_model_noc_ent_t *b)
+{
+    return a->c == b->c && memcmp(&a->lam, &b->lam, sizeof a->lam) == 0 && memcmp(&a->b, &b->b, sizeof a->b) == 0;
+}
+
+static size_t kind_hash(const gpuest_model_noc_ent_t *e)
+{
+    uint64_t l, b;
+    memcpy(&l, &e->lam, sizeof l);
+    memcpy(&b, &e->b, sizeof b);
+    uint64_t h = (l * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (uint64_t)e->c;
+    return (size_t)(h ^ (h >> 31));
+}
+
+/* The hops' kinds: hops of one class with bit for bit the same load at scale 1 and conflict
+ * coefficient are one kind (what scale_hops computes of them is the same), found with an
+ * open-addressing table; kind_of[entry] gets its kind, m->kind_ent the first entry of each. */
+static gpuest_err hop_kinds(gpuest_model_noc_t *m, int *kind_of)
+{
+    m->nkinds = 0;
+    size_t cap = 16;
+    while (cap < 2 * m->nent)
+        cap <<= 1;
+    int *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return GPUEST_ENOMEM;
+    for (size_t j = 0; j < cap; j++)
+        slot[j] = -1;
+    for (size_t e = 0; e < m->nent; e++) {
+        size_t j = kind_hash(&m->ent[e]) & (cap - 1);
+        while (slot[j] >= 0 && !same_kind(&m->ent[m->kind_ent[slot[j]]], &m->ent[e]))
+            j = (j + 1) & (cap - 1);
+        if (slot[j] < 0) {
+            slot[j] = m->nkinds;
+            m->kind_ent[m->nkinds++] = (int)e;
+        }
+        kind_of[e] = slot[j];
+    }
+    free(slot);
+    return GPUEST_OK;
+}
+
 /* The sweeps' flat hop lists (model_int.h): the hops in ord_out order with the end of each input's
  * run and of each output's group marked, and the slots the output sweep reads; the hops in ord_in
  * order with the end of each input VC group; each injection's VC slot, credit stall and blocking
@@ -255,12 +291,16 @@ static gpuest_err prepare_sweeps(gpuest_model_noc_t *m, gpuest_error_t *err)
     m->sw_in = calloc(cap, sizeof *m->sw_in);
     m->inj_j = calloc(nc ? nc : 1, sizeof *m->inj_j);
     m->inj_base = calloc(nc ? nc : 1, sizeof *m->inj_base);
-    double **hx[6] = {&m->hx_lam, &m->hx_ser, &m->hx_sv, &m->hx_occ, &m->hx_in_lam, &m->hx_in_svc};
-    int ok = m->sw_out && m->sw_in && m->inj_j && m->inj_base;
-    for (int a = 0; a < 6; a++)
+    m->kind_ent = calloc(cap, sizeof *m->kind_ent);
+    double **hx[5] = {&m->hx_lam, &m->hx_ser, &m->hx_sv, &m->hx_occ, &m->hx_svc};
+    int *kind_of = calloc(cap, sizeof *kind_of);
+    int ok = m->sw_out && m->sw_in && m->inj_j && m->inj_base && m->kind_ent && kind_of;
+    for (int a = 0; a < 5; a++)
         ok = (*hx[a] = calloc(cap, sizeof(double))) != NULL && ok;
-    if (!ok)
+    if (!ok || hop_kinds(m, kind_of) != GPUEST_OK) {
+        free(kind_of);
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
+    }
     const gpuest_model_noc_ent_t *E = m->ent;
     for (size_t k = 0; k < n; k++) {
         const gpuest_model_noc_ent_t *e = &E[m->ord_out[k]];
@@ -274,6 +314,7 @@ static gpuest_err prepare_sweeps(gpuest_model_noc_t *m, gpuest_error_t *err)
         h->down_j = e->down < 0 ? -1 : m->part[e->c] * m->routers * m->ports + e->down;
         h->bp = e->bp;
         h->wo = -1;
+        h->kind = kind_of[h->ent];
     }
     for (size_t k = 0; k < n; k++) {
         const gpuest_model_noc_ent_t *e = &E[m->ord_in[k]];
@@ -284,7 +325,9 @@ static gpuest_err prepare_sweeps(gpuest_model_noc_t *m, gpuest_error_t *err)
         h->r = e->r, h->p = e->i;
         h->down_j = h->bp = -1;
         h->wo = (m->plane[e->c] * m->routers + e->r) * m->ports + e->o;
+        h->kind = kind_of[h->ent];
     }
+    free(kind_of);
     int rtt = gpuest_model_inject_credit_rtt(&m->noc);
     for (int c = 0; c < m->ncls; c++) {
         m->inj_stall[c] = gpuest_model_credit_send_time(m->len[c], m->noc.buffer_flits, rtt) - m->len[c];

@@ -30,6 +30,7 @@ typedef struct {
     int down_j; /* output sweep: the w_vc / w_down slot of the downstream VC, -1 at an ejection */
     int bp;     /* output sweep: the w_bp slot of the MC that may refuse, -1 */
     int wo;     /* input sweep: the w_out slot of the hop's output */
+    int kind;   /* the hop's kind: its class, load at scale 1 and conflict coefficient (hx_ arrays) */
 } gpuest_model_noc_sweep_hop_t;
 
 struct gpuest_model_noc_s {
@@ -94,12 +95,16 @@ struct gpuest_model_noc_s {
     double inj_stall[GPUEST_MODEL_MAX_CLASSES], inj_bshare[GPUEST_MODEL_MAX_CLASSES];
     /* set at the start of each evaluation (eval.c, scale_hops): what the sweeps read of each hop and
      * injection that depends on the scale and the contention constants alone, so that a sweep does
-     * not compute it again (the same operations, so the same values). Output order: packets per
-     * switch cycle, serialization with crossbar conflicts, that + the VC turnaround, and the output
-     * occupancy without refusals (at an ejection, where no downstream blocking enters it); input
-     * order: packets per switch cycle and the service without the output wait; injections: the
-     * service without blocking, [n * C + c] */
-    double *hx_lam, *hx_ser, *hx_sv, *hx_occ, *hx_in_lam, *hx_in_svc, *inj_base;
+     * not compute it again (the same operations, so the same values). Per hop kind (the hops of one
+     * class with the same load at scale 1 and the same conflict coefficient have the same values:
+     * a crossbar under uniform traffic has a few kinds, fermi 4 of 360 hops): packets per switch
+     * cycle, serialization with crossbar conflicts, that + the VC turnaround, the output occupancy
+     * without refusals where no downstream blocking enters it (at an ejection), and the input VC's
+     * service without the output wait; per injection the service without blocking, [n * C + c].
+     * kind_ent: an entry of each kind. */
+    int nkinds;
+    int *kind_ent;
+    double *hx_lam, *hx_ser, *hx_sv, *hx_occ, *hx_svc, *inj_base;
 };
 
 gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err);

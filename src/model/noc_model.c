@@ -92,12 +92,12 @@ void gpuest_model_noc_destroy(gpuest_model_noc_t *m)
     free(m->sw_out);
     free(m->sw_in);
     free(m->inj_j);
+    free(m->kind_ent);
     free(m->hx_lam);
     free(m->hx_ser);
     free(m->hx_sv);
     free(m->hx_occ);
-    free(m->hx_in_lam);
-    free(m->hx_in_svc);
+    free(m->hx_svc);
     free(m->inj_base);
     free(m);
 }
