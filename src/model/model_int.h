@@ -108,6 +108,10 @@ struct gpuest_model_noc_s {
 };
 
 gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err);
+/* stall_ratio.c: P(N > k) for N on 0..b under the truncated-geometric law of mean `mean` (the MC
+ * stall ratio of gpu_model.c); sums (may be NULL) gets the number of sums of b + 1 terms the
+ * bisection for the law's parameter took. */
+double gpuest_model_stall_ratio(double mean, double b, double k, int *sums);
 /* gpuest_model_noc_eval_warm without the per-class latencies (class_results): the saturation
  * search reads the utilisation and the saturated flag alone (noc_saturation.c). */
 gpuest_err gpuest_model_noc_eval_probe(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
