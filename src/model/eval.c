@@ -124,14 +124,14 @@ static void scale_hops(gpuest_model_noc_t *m, double sw, const gpuest_model_para
  * m->ord_out), the order of the dense loops they replace; outputs without traffic keep their zero
  * wait. What does not change within an evaluation (the hop's load, serialization and, at an
  * ejection, its occupancy without refusals) is read from scale_hops' arrays. */
-static int solve_outputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, double vcs,
-                         gpuest_model_result_t *out, double *delta)
+/* The load, second moment and input-share sum of output group g's hops at this sweep. */
+static void output_group(const gpuest_model_noc_t *m, const gpuest_model_noc_group_t *g, double vcs, double *rho_out,
+                         double *m2_out, double *sq_out)
 {
     const gpuest_model_noc_sweep_hop_t *H = m->sw_out;
     const gpuest_model_noc_ent_t *E = m->ent;
-    size_t n = m->nent;
     double rho = 0.0, m2 = 0.0, sq = 0.0, rho_i = 0.0;
-    for (size_t k = 0; k < n; k++) {
+    for (int k = g->start; k < g->end; k++) {
         const gpuest_model_noc_sweep_hop_t *h = &H[k];
         int q = h->kind;
         double lam = m->hx_lam[q];
@@ -156,14 +156,33 @@ static int solve_outputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp,
             sq += rho_i * rho_i;
             rho_i = 0.0;
         }
-        if (h->end & GPUEST_NOC_END_GROUP) {
-            note_util(out, rho, h->r, h->p, 0);
-            if (rho >= 1.0)
-                return 1;
-            double w = rho > 0.0 ? pp->kappa * m2 / (2.0 * (1.0 - rho)) * (1.0 - sq / (rho * rho)) : 0.0;
-            update(&m->w_out[h->slot], w, delta, pp->tol);
-            rho = m2 = sq = 0.0;
+    }
+    *rho_out = rho, *m2_out = m2, *sq_out = sq;
+}
+
+static int solve_outputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, double vcs,
+                         gpuest_model_result_t *out, double *delta)
+{
+    long sweep = ++m->sweep_no;
+    for (int gi = 0; gi < m->nogroups; gi++) {
+        const gpuest_model_noc_group_t *g = &m->ogroups[gi];
+        const gpuest_model_noc_sweep_hop_t *last = &m->sw_out[g->end - 1];
+        double wbp = g->bp >= 0 ? m->w_bp[g->bp] : 0.0, rho, w;
+        gpuest_model_noc_shape_memo_t *memo = g->shape >= 0 ? &m->shape_memo[g->shape] : NULL;
+        if (memo && memo->sweep_no == sweep && memo->wbp == wbp) {
+            rho = memo->rho;
+            w = memo->w;
+        } else {
+            double m2, sq;
+            output_group(m, g, vcs, &rho, &m2, &sq);
+            w = rho > 0.0 ? pp->kappa * m2 / (2.0 * (1.0 - rho)) * (1.0 - sq / (rho * rho)) : 0.0;
+            if (memo)
+                *memo = (gpuest_model_noc_shape_memo_t){sweep, wbp, rho, w};
         }
+        note_util(out, rho, last->r, last->p, 0);
+        if (rho >= 1.0)
+            return 1;
+        update(&m->w_out[last->slot], w, delta, pp->tol);
     }
     return 0;
 }
@@ -174,41 +193,66 @@ static int solve_outputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp,
  * and services (a crossbar's SM ports under uniform traffic) follow one another, so the last
  * G/G/c wait is kept and reused when its inputs are exactly the same (the wait is a function of
  * them alone). */
+/* Whether input groups a and b (of one shape) read equal output waits, hop for hop. */
+static int same_output_waits(const gpuest_model_noc_t *m, const gpuest_model_noc_group_t *a,
+                             const gpuest_model_noc_group_t *b)
+{
+    for (int k = 0; k < a->end - a->start; k++)
+        if (!(m->w_out[m->sw_in[a->start + k].wo] == m->w_out[m->sw_in[b->start + k].wo]))
+            return 0;
+    return 1;
+}
+
 static int solve_inputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, gpuest_model_result_t *out,
                         double *delta)
 {
     const gpuest_model_noc_sweep_hop_t *H = m->sw_in;
-    size_t n = m->nent;
-    double lam = 0.0, s1 = 0.0, s2 = 0.0, wsum = 0.0;
+    long sweep = m->sweep_no; /* numbered by this sweep's solve_outputs */
     double last_lam = -1.0, last_es = 0.0, last_cs2 = 0.0, last_w = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        const gpuest_model_noc_sweep_hop_t *h = &H[k];
-        double l = m->hx_lam[h->kind];
-        if (!(l <= 0.0)) {
-            double wo = m->w_out[h->wo];
-            double svc = m->hx_svc[h->kind] + wo;
-            lam += l;
-            s1 += l * svc;
-            s2 += l * svc * svc;
-            wsum += l * wo;
-        }
-        if (!(h->end & GPUEST_NOC_END_GROUP))
+    for (int gi = 0; gi < m->nigroups; gi++) {
+        const gpuest_model_noc_group_t *g = &m->igroups[gi];
+        const gpuest_model_noc_sweep_hop_t *h = &H[g->end - 1];
+        gpuest_model_noc_in_memo_t *memo = &m->in_memo[g->shape];
+        if (memo->sweep_no == sweep && same_output_waits(m, g, &m->igroups[memo->g])) {
+            if (memo->skip)
+                continue;
+            note_util(out, memo->u, h->r, h->p, 1);
+            update(&m->w_vc[h->slot], memo->w, delta, pp->tol);
+            update(&m->w_down[h->slot], memo->wd, delta, pp->tol);
             continue;
-        if (!(lam <= 0.0)) {
-            double es = s1 / lam, cs2 = s2 / (lam * es * es) - 1.0, w;
-            note_util(out, lam * es / m->vcs_part, h->r, h->p, 1);
-            cs2 = cs2 > 0.0 ? cs2 : 0.0;
-            if (lam == last_lam && es == last_es && cs2 == last_cs2) {
-                w = last_w;
-            } else {
-                if (gpuest_model_ggc_wait(m->vcs_part, lam, es, pp->ca2, cs2, &w) != GPUEST_OK)
-                    return 1;
-                last_lam = lam, last_es = es, last_cs2 = cs2, last_w = w;
-            }
-            update(&m->w_vc[h->slot], w, delta, pp->tol);
-            update(&m->w_down[h->slot], wsum / lam, delta, pp->tol);
         }
-        lam = s1 = s2 = wsum = 0.0;
+        double lam = 0.0, s1 = 0.0, s2 = 0.0, wsum = 0.0;
+        for (int k = g->start; k < g->end; k++) {
+            double l = m->hx_lam[H[k].kind];
+            if (!(l <= 0.0)) {
+                double wo = m->w_out[H[k].wo];
+                double svc = m->hx_svc[H[k].kind] + wo;
+                lam += l;
+                s1 += l * svc;
+                s2 += l * svc * svc;
+                wsum += l * wo;
+            }
+        }
+        *memo = (gpuest_model_noc_in_memo_t){sweep, gi, 1, 0.0, 0.0, 0.0};
+        if (lam <= 0.0)
+            continue;
+        double es = s1 / lam, cs2 = s2 / (lam * es * es) - 1.0, w;
+        double u = lam * es / m->vcs_part;
+        note_util(out, u, h->r, h->p, 1);
+        cs2 = cs2 > 0.0 ? cs2 : 0.0;
+        if (lam == last_lam && es == last_es && cs2 == last_cs2) {
+            w = last_w;
+        } else {
+            if (gpuest_model_ggc_wait(m->vcs_part, lam, es, pp->ca2, cs2, &w) != GPUEST_OK) {
+                memo->sweep_no = 0;
+                return 1;
+            }
+            last_lam = lam, last_es = es, last_cs2 = cs2, last_w = w;
+        }
+        double wd = wsum / lam;
+        *memo = (gpuest_model_noc_in_memo_t){sweep, gi, 0, u, w, wd};
+        update(&m->w_vc[h->slot], w, delta, pp->tol);
+        update(&m->w_down[h->slot], wd, delta, pp->tol);
     }
     return 0;
 }
@@ -280,6 +324,128 @@ static gpuest_err hop_kinds(gpuest_model_noc_t *m, int *kind_of)
     return GPUEST_OK;
 }
 
+/* Whether output groups a and b have the same shape: hop for hop the same kind and run ends. */
+static int same_shape(const gpuest_model_noc_t *m, const gpuest_model_noc_group_t *a, const gpuest_model_noc_group_t *b)
+{
+    if (a->end - a->start != b->end - b->start)
+        return 0;
+    for (int k = 0; k < a->end - a->start; k++) {
+        const gpuest_model_noc_sweep_hop_t *x = &m->sw_out[a->start + k], *y = &m->sw_out[b->start + k];
+        if (x->kind != y->kind || x->end != y->end)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether input groups a and b have the same shape: hop for hop the same kind. */
+static int same_in_shape(const gpuest_model_noc_t *m, const gpuest_model_noc_group_t *a,
+                         const gpuest_model_noc_group_t *b)
+{
+    if (a->end - a->start != b->end - b->start)
+        return 0;
+    for (int k = 0; k < a->end - a->start; k++)
+        if (m->sw_in[a->start + k].kind != m->sw_in[b->start + k].kind)
+            return 0;
+    return 1;
+}
+
+/* The input sweep's groups and their shapes (as output_groups). */
+static gpuest_err input_groups(gpuest_model_noc_t *m)
+{
+    size_t n = m->nent;
+    m->nigroups = m->nishapes = 0;
+    for (size_t k = 0; k < n; k++)
+        m->nigroups += (m->sw_in[k].end & GPUEST_NOC_END_GROUP) != 0;
+    size_t ng = m->nigroups ? (size_t)m->nigroups : 1, cap = 16;
+    m->igroups = calloc(ng, sizeof *m->igroups);
+    m->in_memo = calloc(ng, sizeof *m->in_memo);
+    while (cap < 2 * ng)
+        cap <<= 1;
+    int *slot = malloc(cap * sizeof *slot), *rep = malloc(ng * sizeof *rep);
+    if (!m->igroups || !m->in_memo || !slot || !rep) {
+        free(slot);
+        free(rep);
+        return GPUEST_ENOMEM;
+    }
+    for (size_t j = 0; j < cap; j++)
+        slot[j] = -1;
+    int g = 0, start = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!(m->sw_in[k].end & GPUEST_NOC_END_GROUP))
+            continue;
+        gpuest_model_noc_group_t *gr = &m->igroups[g];
+        *gr = (gpuest_model_noc_group_t){start, (int)k + 1, -1, -1};
+        uint64_t h = 0x84222325CBF29CE4ull;
+        for (int e = gr->start; e < gr->end; e++)
+            h = (h ^ (uint64_t)m->sw_in[e].kind) * 0x100000001B3ull;
+        size_t j = (size_t)(h ^ (h >> 29)) & (cap - 1);
+        while (slot[j] >= 0 && !same_in_shape(m, &m->igroups[rep[slot[j]]], gr))
+            j = (j + 1) & (cap - 1);
+        if (slot[j] < 0) {
+            slot[j] = m->nishapes;
+            rep[m->nishapes++] = g;
+        }
+        gr->shape = slot[j];
+        g++;
+        start = (int)k + 1;
+    }
+    free(slot);
+    free(rep);
+    return GPUEST_OK;
+}
+
+/* The output sweep's groups and the shapes of those whose hops all end at an ejection with one
+ * refusing MC (or none), found with an open-addressing table over a hash of the kinds. */
+static gpuest_err output_groups(gpuest_model_noc_t *m)
+{
+    size_t n = m->nent;
+    m->nogroups = m->nshapes = 0;
+    for (size_t k = 0; k < n; k++)
+        m->nogroups += (m->sw_out[k].end & GPUEST_NOC_END_GROUP) != 0;
+    m->ogroups = calloc(m->nogroups ? (size_t)m->nogroups : 1, sizeof *m->ogroups);
+    m->shape_memo = calloc(m->nogroups ? (size_t)m->nogroups : 1, sizeof *m->shape_memo);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)m->nogroups)
+        cap <<= 1;
+    int *slot = malloc(cap * sizeof *slot), *rep = malloc((m->nogroups ? (size_t)m->nogroups : 1) * sizeof *rep);
+    if (!m->ogroups || !m->shape_memo || !slot || !rep) {
+        free(slot);
+        free(rep);
+        return GPUEST_ENOMEM;
+    }
+    for (size_t j = 0; j < cap; j++)
+        slot[j] = -1;
+    int g = 0, start = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!(m->sw_out[k].end & GPUEST_NOC_END_GROUP))
+            continue;
+        gpuest_model_noc_group_t *gr = &m->ogroups[g];
+        *gr = (gpuest_model_noc_group_t){start, (int)k + 1, -1, m->sw_out[start].bp};
+        int plain = 1;
+        uint64_t h = 0x84222325CBF29CE4ull;
+        for (int e = gr->start; e < gr->end; e++) {
+            const gpuest_model_noc_sweep_hop_t *hp = &m->sw_out[e];
+            plain = plain && hp->down_j < 0 && hp->bp == gr->bp;
+            h = (h ^ (uint64_t)(hp->kind * 4 + hp->end)) * 0x100000001B3ull;
+        }
+        if (plain) {
+            size_t j = (size_t)(h ^ (h >> 29)) & (cap - 1);
+            while (slot[j] >= 0 && !same_shape(m, &m->ogroups[rep[slot[j]]], gr))
+                j = (j + 1) & (cap - 1);
+            if (slot[j] < 0) {
+                slot[j] = m->nshapes;
+                rep[m->nshapes++] = g;
+            }
+            gr->shape = slot[j];
+        }
+        g++;
+        start = (int)k + 1;
+    }
+    free(slot);
+    free(rep);
+    return input_groups(m);
+}
+
 /* The sweeps' flat hop lists (model_int.h): the hops in ord_out order with the end of each input's
  * run and of each output's group marked, and the slots the output sweep reads; the hops in ord_in
  * order with the end of each input VC group; each injection's VC slot, credit stall and blocking
@@ -328,6 +494,8 @@ static gpuest_err prepare_sweeps(gpuest_model_noc_t *m, gpuest_error_t *err)
         h->kind = kind_of[h->ent];
     }
     free(kind_of);
+    if (output_groups(m) != GPUEST_OK)
+        return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
     int rtt = gpuest_model_inject_credit_rtt(&m->noc);
     for (int c = 0; c < m->ncls; c++) {
         m->inj_stall[c] = gpuest_model_credit_send_time(m->len[c], m->noc.buffer_flits, rtt) - m->len[c];

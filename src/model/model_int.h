@@ -33,6 +33,26 @@ typedef struct {
     int kind;   /* the hop's kind: its class, load at scale 1 and conflict coefficient (hx_ arrays) */
 } gpuest_model_noc_sweep_hop_t;
 
+/* An output group of the output sweep: its hops [start, end) in sw_out order; shape >= 0 when its
+ * result depends on its hops' kinds and the refusal wait of MC bp (-1: none) alone. */
+typedef struct {
+    int start, end, shape, bp;
+} gpuest_model_noc_group_t;
+
+/* A shape's result in one sweep (sweep_no), at refusal wait wbp: the output's load and wait. */
+typedef struct {
+    long sweep_no;
+    double wbp, rho, w;
+} gpuest_model_noc_shape_memo_t;
+
+/* An input shape's result in one sweep (sweep_no), computed on input group g: whether the group
+ * carries no packets (skip), its utilisation, VC wait and mean output wait. */
+typedef struct {
+    long sweep_no;
+    int g, skip;
+    double u, w, wd;
+} gpuest_model_noc_in_memo_t;
+
 struct gpuest_model_noc_s {
     gpuest_noc_cfg_t noc;
     gpuest_net_topo_t topo;    /* the network description shared with the simulator */
@@ -105,6 +125,21 @@ struct gpuest_model_noc_s {
     int nkinds;
     int *kind_ent;
     double *hx_lam, *hx_ser, *hx_sv, *hx_occ, *hx_svc, *inj_base;
+    /* the output sweep's groups (one per output that carries traffic), in its order, and the shapes
+     * of those whose result is a function of their hops' kinds and one refusal wait alone (every hop
+     * at an ejection, one refusing MC or none): groups of one shape with equal refusal waits have
+     * equal results, so a sweep computes a shape once per refusal wait (shape_memo, valid for the
+     * sweep whose number it holds) */
+    int nogroups, nshapes;
+    gpuest_model_noc_group_t *ogroups;
+    gpuest_model_noc_shape_memo_t *shape_memo;
+    long sweep_no;
+    /* the input sweep's groups (one per input VC partition that carries traffic) and their shapes
+     * (the same kinds hop for hop): groups of one shape whose hops read equal output waits have
+     * equal results (in_memo: the group a shape's result was computed on in sweep sweep_no) */
+    int nigroups, nishapes;
+    gpuest_model_noc_group_t *igroups;
+    gpuest_model_noc_in_memo_t *in_memo;
 };
 
 gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err);

@@ -93,6 +93,10 @@ void gpuest_model_noc_destroy(gpuest_model_noc_t *m)
     free(m->sw_in);
     free(m->inj_j);
     free(m->kind_ent);
+    free(m->ogroups);
+    free(m->shape_memo);
+    free(m->igroups);
+    free(m->in_memo);
     free(m->hx_lam);
     free(m->hx_ser);
     free(m->hx_sv);
