@@ -193,10 +193,14 @@ static int solve_outputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp,
  * and services (a crossbar's SM ports under uniform traffic) follow one another, so the last
  * G/G/c wait is kept and reused when its inputs are exactly the same (the wait is a function of
  * them alone). */
-/* Whether input groups a and b (of one shape) read equal output waits, hop for hop. */
+/* Whether input groups a and b (of one shape; b computed in this sweep) read equal output waits,
+ * hop for hop: at once when b is a's shape's first group and a reads the same slots (every input of
+ * a crossbar's SMs reads the MCs' outputs), else value by value. */
 static int same_output_waits(const gpuest_model_noc_t *m, const gpuest_model_noc_group_t *a,
                              const gpuest_model_noc_group_t *b)
 {
+    if (a->rep_slots && b == &m->igroups[a->rep])
+        return 1;
     for (int k = 0; k < a->end - a->start; k++)
         if (!(m->w_out[m->sw_in[a->start + k].wo] == m->w_out[m->sw_in[b->start + k].wo]))
             return 0;
@@ -374,7 +378,7 @@ static gpuest_err input_groups(gpuest_model_noc_t *m)
         if (!(m->sw_in[k].end & GPUEST_NOC_END_GROUP))
             continue;
         gpuest_model_noc_group_t *gr = &m->igroups[g];
-        *gr = (gpuest_model_noc_group_t){start, (int)k + 1, -1, -1};
+        *gr = (gpuest_model_noc_group_t){start, (int)k + 1, -1, -1, -1, 0};
         uint64_t h = 0x84222325CBF29CE4ull;
         for (int e = gr->start; e < gr->end; e++)
             h = (h ^ (uint64_t)m->sw_in[e].kind) * 0x100000001B3ull;
@@ -386,6 +390,11 @@ static gpuest_err input_groups(gpuest_model_noc_t *m)
             rep[m->nishapes++] = g;
         }
         gr->shape = slot[j];
+        gr->rep = rep[gr->shape];
+        const gpuest_model_noc_group_t *rg = &m->igroups[gr->rep];
+        gr->rep_slots = 1;
+        for (int e = 0; e < gr->end - gr->start; e++)
+            gr->rep_slots = gr->rep_slots && m->sw_in[gr->start + e].wo == m->sw_in[rg->start + e].wo;
         g++;
         start = (int)k + 1;
     }
@@ -420,7 +429,7 @@ static gpuest_err output_groups(gpuest_model_noc_t *m)
         if (!(m->sw_out[k].end & GPUEST_NOC_END_GROUP))
             continue;
         gpuest_model_noc_group_t *gr = &m->ogroups[g];
-        *gr = (gpuest_model_noc_group_t){start, (int)k + 1, -1, m->sw_out[start].bp};
+        *gr = (gpuest_model_noc_group_t){start, (int)k + 1, -1, m->sw_out[start].bp, -1, 0};
         int plain = 1;
         uint64_t h = 0x84222325CBF29CE4ull;
         for (int e = gr->start; e < gr->end; e++) {

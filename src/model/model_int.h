@@ -33,10 +33,13 @@ typedef struct {
     int kind;   /* the hop's kind: its class, load at scale 1 and conflict coefficient (hx_ arrays) */
 } gpuest_model_noc_sweep_hop_t;
 
-/* An output group of the output sweep: its hops [start, end) in sw_out order; shape >= 0 when its
- * result depends on its hops' kinds and the refusal wait of MC bp (-1: none) alone. */
+/* A group of the output or input sweep: its hops [start, end) in the sweep's order; output sweep:
+ * shape >= 0 when its result depends on its hops' kinds and the refusal wait of MC bp (-1: none)
+ * alone; input sweep: its shape (the same kinds hop for hop). */
 typedef struct {
     int start, end, shape, bp;
+    int rep;        /* input sweep: the first group of its shape */
+    int rep_slots;  /* input sweep: 1 when its hops read the same output slots as rep's, hop for hop */
 } gpuest_model_noc_group_t;
 
 /* A shape's result in one sweep (sweep_no), at refusal wait wbp: the output's load and wait. */
