@@ -527,28 +527,30 @@ gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err)
     size_t rp = (size_t)m->routers * m->ports, hops = rp * m->ports;
     port_loads(m, 1.0);
     m->nent = 0;
-    for (size_t h = 0; h < hops * m->ncls; h++)
-        if (m->pk[h] > 0.0 || m->pkd[h] > 0.0)
-            m->nent++;
+    for (size_t h = 0; h < hops; h++) /* m->used: the hops where some class has pk or pkd > 0 */
+        for (int c = 0; m->used[h] && c < m->ncls; c++)
+            if (m->pk[h * m->ncls + c] > 0.0 || m->pkd[h * m->ncls + c] > 0.0)
+                m->nent++;
+    size_t groups = rp * (size_t)(m->planes > m->nparts ? m->planes : m->nparts);
     m->ent = calloc(m->nent ? m->nent : 1, sizeof *m->ent);
     m->ord_out = calloc(m->nent ? m->nent : 1, sizeof *m->ord_out);
     m->ord_in = calloc(m->nent ? m->nent : 1, sizeof *m->ord_in);
-    int *id = malloc(hops * m->ncls * sizeof *id);
-    if (!m->ent || !m->ord_out || !m->ord_in || !id) {
-        free(id);
+    size_t *next = malloc((groups + 1) * sizeof *next);
+    if (!m->ent || !m->ord_out || !m->ord_in || !next) {
+        free(next);
         return gpuest_fail(err, GPUEST_ENOMEM, "NoC model: out of memory");
     }
     size_t n = 0;
     for (int r = 0; r < m->routers; r++)
         for (int i = 0; i < m->ports; i++)
-            for (int o = 0; o < m->ports; o++)
+            for (int o = 0; o < m->ports; o++) {
+                if (!m->used[((size_t)r * m->ports + i) * m->ports + o])
+                    continue;
                 for (int c = 0; c < m->ncls; c++) {
                     size_t h = noc_pk_idx(m, r, i, o, c);
-                    id[h] = -1;
                     if (!(m->pk[h] > 0.0 || m->pkd[h] > 0.0))
                         continue;
-                    gpuest_model_noc_ent_t *e = &m->ent[n];
-                    id[h] = (int)n++;
+                    gpuest_model_noc_ent_t *e = &m->ent[n++];
                     e->r = r, e->i = i, e->o = o, e->c = c;
                     e->lam = m->pk[h];
                     e->pkd = m->pkd[h];
@@ -561,24 +563,23 @@ gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err)
                     e->grp_out = ((m->plane[c] * m->routers + r) * m->ports + o);
                     e->grp_in = ((m->part[c] * m->routers + r) * m->ports + i);
                 }
-    size_t k = 0;
-    for (int pl = 0; pl < m->planes; pl++)
-        for (int r = 0; r < m->routers; r++)
-            for (int o = 0; o < m->ports; o++)
-                for (int i = 0; i < m->ports; i++)
-                    for (int c = 0; c < m->ncls; c++)
-                        if (m->plane[c] == pl && id[noc_pk_idx(m, r, i, o, c)] >= 0)
-                            m->ord_out[k++] = id[noc_pk_idx(m, r, i, o, c)];
-    m->nout = k;
-    k = 0;
-    for (int pa = 0; pa < m->nparts; pa++)
-        for (int r = 0; r < m->routers; r++)
-            for (int i = 0; i < m->ports; i++)
-                for (int o = 0; o < m->ports; o++)
-                    for (int c = 0; c < m->ncls; c++)
-                        if (m->part[c] == pa && id[noc_pk_idx(m, r, i, o, c)] >= 0)
-                            m->ord_in[k++] = id[noc_pk_idx(m, r, i, o, c)];
-    free(id);
+            }
+    /* The sweeps' orders, (plane, router, output, input, class) and (partition, router, input,
+     * output, class): the entries are made in (router, input, output, class) order, so a stable
+     * counting sort by the output group (plane, router, output) keeps (input, class) within it,
+     * and one by the input group keeps (output, class). */
+    for (int pass = 0; pass < 2; pass++) {
+        int *ord = pass == 0 ? m->ord_out : m->ord_in;
+        memset(next, 0, (groups + 1) * sizeof *next);
+        for (size_t e = 0; e < m->nent; e++)
+            next[(size_t)(pass == 0 ? m->ent[e].grp_out : m->ent[e].grp_in) + 1]++;
+        for (size_t g = 1; g <= groups; g++)
+            next[g] += next[g - 1];
+        for (size_t e = 0; e < m->nent; e++)
+            ord[next[pass == 0 ? m->ent[e].grp_out : m->ent[e].grp_in]++] = (int)e;
+    }
+    m->nout = m->nent;
+    free(next);
     for (int pl = 0; pl < m->planes; pl++)
         for (int r = 0; r < m->routers; r++)
             for (int i = 0; i < m->ports; i++) {
