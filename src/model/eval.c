@@ -168,10 +168,11 @@ static int solve_outputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp,
         const gpuest_model_noc_group_t *g = &m->ogroups[gi];
         const gpuest_model_noc_sweep_hop_t *last = &m->sw_out[g->end - 1];
         double wbp = g->bp >= 0 ? m->w_bp[g->bp] : 0.0, rho, w;
-        gpuest_model_noc_shape_memo_t *memo = g->shape >= 0 ? &m->shape_memo[g->shape] : NULL;
+        gpuest_model_noc_shape_memo_t *memo = g->shape >= 0 && !m->no_reuse ? &m->shape_memo[g->shape] : NULL;
         if (memo && memo->sweep_no == sweep && memo->wbp == wbp) {
             rho = memo->rho;
             w = memo->w;
+            m->reused++;
         } else {
             double m2, sq;
             output_group(m, g, vcs, &rho, &m2, &sq);
@@ -217,7 +218,8 @@ static int solve_inputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, 
         const gpuest_model_noc_group_t *g = &m->igroups[gi];
         const gpuest_model_noc_sweep_hop_t *h = &H[g->end - 1];
         gpuest_model_noc_in_memo_t *memo = &m->in_memo[g->shape];
-        if (memo->sweep_no == sweep && same_output_waits(m, g, &m->igroups[memo->g])) {
+        if (!m->no_reuse && memo->sweep_no == sweep && same_output_waits(m, g, &m->igroups[memo->g])) {
+            m->reused++;
             if (memo->skip)
                 continue;
             note_util(out, memo->u, h->r, h->p, 1);
@@ -244,8 +246,9 @@ static int solve_inputs(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, 
         double u = lam * es / m->vcs_part;
         note_util(out, u, h->r, h->p, 1);
         cs2 = cs2 > 0.0 ? cs2 : 0.0;
-        if (lam == last_lam && es == last_es && cs2 == last_cs2) {
+        if (!m->no_reuse && lam == last_lam && es == last_es && cs2 == last_cs2) {
             w = last_w;
+            m->reused++;
         } else {
             if (gpuest_model_ggc_wait(m->vcs_part, lam, es, pp->ca2, cs2, &w) != GPUEST_OK) {
                 memo->sweep_no = 0;
@@ -603,17 +606,22 @@ static inline double inject_service(const gpuest_model_noc_t *m, int n, int c)
  * copied into mq (the solution is a function of the rate, the service and K alone, and K is the
  * same at every node), so that nodes with equal loads (every MC of a crossbar with uniform
  * traffic) solve the queue once a sweep instead of once each. Returns 1 when found. */
-static int md1k_kept(const gpuest_model_noc_t *m, double lam, double d, double *mq)
+static int md1k_kept(gpuest_model_noc_t *m, double lam, double d, double *mq)
 {
-    for (int n = 0; n < m->nodes; n++) {
+    for (int n = 0; n < m->nodes && !m->no_reuse; n++) {
         const double *o = &m->mdk[(size_t)n * 5];
         if (m->mc[n] && o != mq && o[0] == lam && o[1] == d) {
             memcpy(mq, o, 5 * sizeof *mq);
+            m->reused++;
             return 1;
         }
     }
     return 0;
 }
+
+void gpuest_model_noc_set_reuse(gpuest_model_noc_t *m, int on) { m->no_reuse = !on; }
+
+long gpuest_model_noc_reused(const gpuest_model_noc_t *m) { return m->reused; }
 
 /* NI source queues (discrete-time Geo/G/1: W = lambda E[S(S-1)] / (2 (1 - rho))) and the MC
  * reply path (M/D/1/K over the MC reply queue + NI queue, refusing requests when full). */

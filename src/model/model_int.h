@@ -143,9 +143,17 @@ struct gpuest_model_noc_s {
     int nigroups, nishapes;
     gpuest_model_noc_group_t *igroups;
     gpuest_model_noc_in_memo_t *in_memo;
+    /* no_reuse: 1 computes every group, M/D/1/K and G/G/c wait afresh (tests compare the two);
+     * reused: how many results were taken instead of computed */
+    int no_reuse;
+    long reused;
 };
 
 gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err);
+/* Whether the sweeps take a result computed for equal inputs in the same sweep (default 1) or
+ * compute every one (0), and how many they took since the model was built (eval.c). */
+void gpuest_model_noc_set_reuse(gpuest_model_noc_t *m, int on);
+long gpuest_model_noc_reused(const gpuest_model_noc_t *m);
 /* stall_ratio.c: P(N > k) for N on 0..b under the truncated-geometric law of mean `mean` (the MC
  * stall ratio of gpu_model.c); sums (may be NULL) gets the number of sums of b + 1 terms the
  * bisection for the law's parameter took. */
