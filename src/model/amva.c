@@ -126,6 +126,21 @@ static inline double residence_prep(const prepared_t *p, double xg)
     return r;
 }
 
+/* The stations the root search sums (g_at): all but those whose residence is exactly zero at every
+ * throughput (a delay or a queue of zero demand), in their order; adding +0 to a sum of
+ * non-negative residences changes nothing, so the sums are bit for bit those over every station. */
+static int summed_stations(const prepared_t *pr, int k, prepared_t *out)
+{
+    int n = 0;
+    for (int i = 0; i < k; i++) {
+        const prepared_t *p = &pr[i];
+        if (p->delay_only ? p->demand == 0.0 : (p->df == 0.0 && p->delay_f == 0.0))
+            continue;
+        out[n++] = *p;
+    }
+    return n;
+}
+
 /* g(xg) = xg sum R(xg) - n: negative below the Schweitzer fixed point, infinite past a bound. */
 static double g_at(const prepared_t *pr, int k, double n, double xg)
 {
@@ -173,6 +188,8 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
     double c_priv = (n - 1.0) / n, c_shared = (double)groups - 1.0 / n;
     for (int i = 0; i < k; i++)
         prep_station(&st[i], c_priv, c_shared, &pr[i]);
+    prepared_t ps[GPUEST_AMVA_MAX_STATIONS];
+    int ks = summed_stations(pr, k, ps);
     double s0 = 0.0; /* residences with nobody seen: sum R(xg) >= s0, so the root is below n / s0 */
     for (int i = 0; i < k; i++)
         s0 += residence_prep(&pr[i], 0.0);
@@ -180,11 +197,11 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
     int it, kept = 0;
     if (start && start->x_group > 0.0 && start->x_group < hi) {
         double x0 = start->x_group, a = x0 * (1.0 - 1e-3), b = x0 * (1.0 + 1e-3);
-        double ga = g_at(pr, k, n, a);
+        double ga = g_at(ps, ks, n, a);
         if (ga < 0) {
             lo = a, glo = ga;
             if (b < hi) {
-                double gb = g_at(pr, k, n, b);
+                double gb = g_at(ps, ks, n, b);
                 if (gb < 0)
                     lo = b, glo = gb;
                 else
@@ -209,7 +226,7 @@ gpuest_err gpuest_model_amva_from(const gpuest_amva_station_t *st, int k, int gr
         } else {
             mid = 0.5 * (lo + hi);
         }
-        double g = g_at(pr, k, n, mid);
+        double g = g_at(ps, ks, n, mid);
         if (g < 0) {
             lo = mid, glo = g;
             if (kept == -1)

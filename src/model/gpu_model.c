@@ -498,41 +498,8 @@ static double clamp01(double v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
 /* MC stall ratio: P(N > K) for the number N of replies waiting at one MC (reply queue + NI
  * queue, at most B), K = NI queue size. N takes the truncated-geometric distribution on 0..B
  * (the maximum-entropy law for a given mean; M/M/1/B's form) whose mean is the closed model's
- * reply-side queue per MC, capped just below B. */
-static double stall_ratio(double mean, double b, double k)
-{
-    if (mean <= 0 || b <= k)
-        return 0.0;
-    if (mean > b - 0.5)
-        mean = b - 0.5;
-    double lo = 1e-6, hi = 1e6;
-    for (int i = 0; i < 200; i++) { /* mean of the truncated geometric grows with rho */
-        double rho = sqrt(lo * hi), z = 0, m = 0, pn = 1;
-        for (int n = 0; n <= (int)b; n++, pn *= rho) {
-            z += pn;
-            m += n * pn;
-        }
-        /* a halving that moves neither end leaves the bracket where it is for good (each step is
-         * a function of lo and hi alone): the remaining halvings would repeat it, so stop. The
-         * bracket closes to adjacent doubles in about 60 of the 200. */
-        if (m / z < mean) {
-            if (rho == lo)
-                break;
-            lo = rho;
-        } else {
-            if (rho == hi)
-                break;
-            hi = rho;
-        }
-    }
-    double rho = sqrt(lo * hi), z = 0, tail = 0, pn = 1;
-    for (int n = 0; n <= (int)b; n++, pn *= rho) {
-        z += pn;
-        if (n > (int)k)
-            tail += pn;
-    }
-    return tail / z;
-}
+ * reply-side queue per MC, capped just below B (stall_ratio.c). */
+static double stall_ratio(double mean, double b, double k) { return gpuest_model_stall_ratio(mean, b, k, NULL); }
 
 /* The reply network's surrogate delay without the hot links' own service (they are explicit). */
 static double rep_surrogate(double d_rep, const gpuest_amva_station_t *st, double reads)

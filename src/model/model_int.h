@@ -18,6 +18,44 @@ typedef struct {
     int grp_in;     /* (part x R + r) x P + i: the input VCs it holds */
 } gpuest_model_noc_ent_t;
 
+/* A hop in one sweep's order (eval.c): the entry it is, the slots the sweep reads, and whether the
+ * hop ends its input's run (output sweep) and its group (both sweeps). */
+#define GPUEST_NOC_END_INPUT 1
+#define GPUEST_NOC_END_GROUP 2
+typedef struct {
+    int ent;    /* index into ent */
+    int end;    /* GPUEST_NOC_END_* flags */
+    int slot;   /* output sweep: the group's w_out slot; input sweep: the group's w_vc / w_down slot */
+    int r, p;   /* the group's router and port (note_util) */
+    int down_j; /* output sweep: the w_vc / w_down slot of the downstream VC, -1 at an ejection */
+    int bp;     /* output sweep: the w_bp slot of the MC that may refuse, -1 */
+    int wo;     /* input sweep: the w_out slot of the hop's output */
+    int kind;   /* the hop's kind: its class, load at scale 1 and conflict coefficient (hx_ arrays) */
+} gpuest_model_noc_sweep_hop_t;
+
+/* A group of the output or input sweep: its hops [start, end) in the sweep's order; output sweep:
+ * shape >= 0 when its result depends on its hops' kinds and the refusal wait of MC bp (-1: none)
+ * alone; input sweep: its shape (the same kinds hop for hop). */
+typedef struct {
+    int start, end, shape, bp;
+    int rep;        /* input sweep: the first group of its shape */
+    int rep_slots;  /* input sweep: 1 when its hops read the same output slots as rep's, hop for hop */
+} gpuest_model_noc_group_t;
+
+/* A shape's result in one sweep (sweep_no), at refusal wait wbp: the output's load and wait. */
+typedef struct {
+    long sweep_no;
+    double wbp, rho, w;
+} gpuest_model_noc_shape_memo_t;
+
+/* An input shape's result in one sweep (sweep_no), computed on input group g: whether the group
+ * carries no packets (skip), its utilisation, VC wait and mean output wait. */
+typedef struct {
+    long sweep_no;
+    int g, skip;
+    double u, w, wd;
+} gpuest_model_noc_in_memo_t;
+
 struct gpuest_model_noc_s {
     gpuest_noc_cfg_t noc;
     gpuest_net_topo_t topo;    /* the network description shared with the simulator */
@@ -71,9 +109,59 @@ struct gpuest_model_noc_s {
     int *ord_out, *ord_in;
     size_t nent, nout;
     double *mdk; /* per node: the last M/D/1/K inputs (rate, service) and outputs (stall, p_full, wait) */
+    /* built once (gpuest_model_noc_prepare) for the sweeps (eval.c): the hops in the output sweep's
+     * order (sw_out, as ord_out) and the input sweep's (sw_in, as ord_in), flat, each marking where
+     * its groups end; per injecting (node, class) its VC slot, and per class the credit stall and
+     * blocking share of an injection */
+    gpuest_model_noc_sweep_hop_t *sw_out, *sw_in;
+    int *inj_j;
+    double inj_stall[GPUEST_MODEL_MAX_CLASSES], inj_bshare[GPUEST_MODEL_MAX_CLASSES];
+    /* set at the start of each evaluation (eval.c, scale_hops): what the sweeps read of each hop and
+     * injection that depends on the scale and the contention constants alone, so that a sweep does
+     * not compute it again (the same operations, so the same values). Per hop kind (the hops of one
+     * class with the same load at scale 1 and the same conflict coefficient have the same values:
+     * a crossbar under uniform traffic has a few kinds, fermi 4 of 360 hops): packets per switch
+     * cycle, serialization with crossbar conflicts, that + the VC turnaround, the output occupancy
+     * without refusals where no downstream blocking enters it (at an ejection), and the input VC's
+     * service without the output wait; per injection the service without blocking, [n * C + c].
+     * kind_ent: an entry of each kind. */
+    int nkinds;
+    int *kind_ent;
+    double *hx_lam, *hx_ser, *hx_sv, *hx_occ, *hx_svc, *inj_base;
+    /* the output sweep's groups (one per output that carries traffic), in its order, and the shapes
+     * of those whose result is a function of their hops' kinds and one refusal wait alone (every hop
+     * at an ejection, one refusing MC or none): groups of one shape with equal refusal waits have
+     * equal results, so a sweep computes a shape once per refusal wait (shape_memo, valid for the
+     * sweep whose number it holds) */
+    int nogroups, nshapes;
+    gpuest_model_noc_group_t *ogroups;
+    gpuest_model_noc_shape_memo_t *shape_memo;
+    long sweep_no;
+    /* the input sweep's groups (one per input VC partition that carries traffic) and their shapes
+     * (the same kinds hop for hop): groups of one shape whose hops read equal output waits have
+     * equal results (in_memo: the group a shape's result was computed on in sweep sweep_no) */
+    int nigroups, nishapes;
+    gpuest_model_noc_group_t *igroups;
+    gpuest_model_noc_in_memo_t *in_memo;
+    /* no_reuse: 1 computes every group, M/D/1/K and G/G/c wait afresh (tests compare the two);
+     * reused: how many results were taken instead of computed */
+    int no_reuse;
+    long reused;
 };
 
 gpuest_err gpuest_model_noc_prepare(gpuest_model_noc_t *m, gpuest_error_t *err);
+/* Whether the sweeps take a result computed for equal inputs in the same sweep (default 1) or
+ * compute every one (0), and how many they took since the model was built (eval.c). */
+void gpuest_model_noc_set_reuse(gpuest_model_noc_t *m, int on);
+long gpuest_model_noc_reused(const gpuest_model_noc_t *m);
+/* stall_ratio.c: P(N > k) for N on 0..b under the truncated-geometric law of mean `mean` (the MC
+ * stall ratio of gpu_model.c); sums (may be NULL) gets the number of sums of b + 1 terms the
+ * bisection for the law's parameter took. */
+double gpuest_model_stall_ratio(double mean, double b, double k, int *sums);
+/* gpuest_model_noc_eval_warm without the per-class latencies (class_results): the saturation
+ * search reads the utilisation and the saturated flag alone (noc_saturation.c). */
+gpuest_err gpuest_model_noc_eval_probe(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
+                                       gpuest_model_result_t *out, gpuest_error_t *err);
 
 static inline size_t noc_pk_idx(const gpuest_model_noc_t *m, int r, int i, int o, int c)
 {

@@ -89,6 +89,20 @@ void gpuest_model_noc_destroy(gpuest_model_noc_t *m)
     free(m->ord_out);
     free(m->ord_in);
     free(m->mdk);
+    free(m->sw_out);
+    free(m->sw_in);
+    free(m->inj_j);
+    free(m->kind_ent);
+    free(m->ogroups);
+    free(m->shape_memo);
+    free(m->igroups);
+    free(m->in_memo);
+    free(m->hx_lam);
+    free(m->hx_ser);
+    free(m->hx_sv);
+    free(m->hx_occ);
+    free(m->hx_svc);
+    free(m->inj_base);
     free(m);
 }
 

@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "model/model.h"
+#include "model/model_int.h"
 
 /* First step away from a hint that was wrong. The interval's kappa + 1 % moves a phase's root by
  * about 0.3 % (mesh56 bfs); a 0.5 % step brackets it with two fewer halvings than the 2 % step
@@ -31,7 +32,7 @@ typedef struct {
 static probe_t probe(gpuest_model_noc_t *m, const gpuest_model_params_t *pp, double s, int *evals)
 {
     gpuest_model_result_t r;
-    gpuest_err rc = gpuest_model_noc_eval_warm(m, s, pp, &r, NULL);
+    gpuest_err rc = gpuest_model_noc_eval_probe(m, s, pp, &r, NULL); /* u and the flag alone */
     (*evals)++;
     /* h(u) = u - 1 below 1, 1 - 1/u above: the same value and slope at the root, bounded where a
      * queue past its capacity reports a huge utilisation (a secant from there would crawl) */
