@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -288,6 +289,33 @@ static void test_fann_train_guard_choice_and_fixed_options(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The label and evaluation scripts keep the split's sets apart: a workload in two of the train /
+ * validation / test sets is refused with exit 2 before anything runs, disjoint sets run (here with
+ * /bin/true as the simulator: nothing is labelled), and the evaluation refuses a model folder not
+ * named models (whole runs read models/ from their working directory). Catches a refusal that
+ * checks training against the default sets only, or refuses every override. */
+static void test_fann_scripts_keep_sets_apart(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpuest-l1cfann-XXXXXX", cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    const char *collect = "sh " GPUEST_SOURCE_DIR "/train/latte_fann_collect.sh /bin/true test 10";
+    snprintf(cmd, sizeof cmd, "TEST_WORKLOADS='pvc lud' VALID_WORKLOADS='ss lud' %s %s/a 2>/dev/null >&2", collect,
+             dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "TEST_WORKLOADS='pvc' TRAIN_WORKLOADS='kmeans pvc' %s %s/b 2>/dev/null >&2", collect,
+             dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "TEST_WORKLOADS='pvc' VALID_WORKLOADS='ss' TRAIN_WORKLOADS='kmeans' %s %s/c >/dev/null",
+             collect, dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 0);
+    snprintf(cmd, sizeof cmd, "MODEL_DIR=%s SKIP_TRAIN=1 sh " GPUEST_SOURCE_DIR "/train/latte_fann_eval.sh /bin/true "
+             "%s %s %s/e.csv 2>/dev/null >&2", dir, dir, dir, dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_fann_train_rule_targets_and_margin),
         cmocka_unit_test(test_fann_train_select_mean),
         cmocka_unit_test(test_fann_train_guard_choice_and_fixed_options),
+        cmocka_unit_test(test_fann_scripts_keep_sets_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
