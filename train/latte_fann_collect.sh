@@ -25,6 +25,11 @@
 #   CONTINUE=rule EVERY_TRAIN=8 TRAIN_WORKLOADS=fw train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
 #   CONTINUE=rule EVERY_TRAIN=8 MACHINE=warps64 train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
 #   CONTINUE=rule EVERY_TRAIN=8 MACHINE=l1d8k train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
+# VALID_WORKLOADS and TEST_WORKLOADS replace the validation and test workloads (the fifth round's
+# fresh split, docs/latte-cc.md "Fifth round"); a workload in two of the three sets is refused:
+#   CONTINUE=rule TEST_WORKLOADS="3dconv 2dconv gaussian pvc" VALID_WORKLOADS="bfs srad gemm ss" \
+#       TRAIN_WORKLOADS="kmeans color wordcount btree streamcluster nw backprop spmv fw pathfinder" \
+#       train/latte_fann_collect.sh build-rel/gpuest test 10 data/latte-fann-r5
 set -eu
 CONTINUE=${CONTINUE:-hold}
 EVERY_TRAIN=${EVERY_TRAIN:-4}
@@ -36,11 +41,16 @@ HORIZON=${3:-1}
 OUT=${4:-data/latte-fann}
 [ $# -gt 4 ] && shift 4 && ONLY="$*" || ONLY=
 TRAIN=${TRAIN_WORKLOADS:-kmeans color wordcount btree streamcluster nw backprop spmv}
-VALID="bfs srad"
-TEST="gemm hotspot pathfinder ss"
+VALID=${VALID_WORKLOADS:-bfs srad}
+TEST=${TEST_WORKLOADS:-gemm hotspot pathfinder ss}
 for w in $TRAIN; do
     case " $VALID $TEST " in *" $w "*)
         echo "latte_fann_collect.sh: '$w' is a validation or test workload, not a training one" >&2; exit 2 ;;
+    esac
+done
+for w in $VALID; do
+    case " $TEST " in *" $w "*)
+        echo "latte_fann_collect.sh: '$w' is a test workload, not a validation one" >&2; exit 2 ;;
     esac
 done
 MACHINE=${MACHINE:-}

@@ -14,6 +14,7 @@
 #define CMD "l1c-fann"
 #define NF GPUEST_L1C_FANN_FEATURES
 #define NO GPUEST_L1C_FANN_OUTPUTS
+#define MAX_FILES 256 /* label files in one --train / --valid / --data list */
 
 static void usage(FILE *out)
 {
@@ -29,7 +30,11 @@ static void usage(FILE *out)
                  "      DIR/latte-fann.net and DIR/latte-fann.scale.csv (default DIR: models);\n"
                  "      --target label|cost|rule trains that kind of target only; --range-guard 1: the\n"
                  "      networks decide only inside their training inputs' range, the rule outside it\n"
-                 "      (metadata range_guard)\n"
+                 "      (metadata range_guard); --range-guard choose: with and without, chosen on --valid;\n"
+                 "      --select mean: the validation regret is the mean of each --valid file's regret\n"
+                 "      (default pooled: over all validation EPs together); --hidden N: that hidden size only;\n"
+                 "      --margin M: rule targets with that decision margin only (%% of the window's cycles;\n"
+                 "      models for a choice on whole validation runs, docs/latte-cc.md \"Fifth round\")\n"
                  "  eval --data F1,F2,... [--model-dir DIR]\n"
                  "      per file: the share of EPs where the network (and LATTE-CC's rule) picks the\n"
                  "      label, and the regret: the cycles its choices lose against the labels' over\n"
@@ -44,6 +49,8 @@ typedef struct {
     size_t cap;
     const char *path;
     int col_x[NF], col_cost[NO], col_label, col_rule;
+    size_t file_end[MAX_FILES]; /* rows read after each file of the list */
+    size_t files;
 } rows_t;
 
 static int out_index(int mode) { return mode == GPUEST_L1C_BDI ? 1 : mode == GPUEST_L1C_SC ? 2 : 0; }
@@ -134,8 +141,13 @@ static gpuest_err read_list_opt(rows_t *r, const char *list, int allow_empty, gp
         return gpuest_fail(err, GPUEST_ENOMEM, "out of memory");
     gpuest_err rc = GPUEST_OK;
     for (char *save = NULL, *p = strtok_r(copy, ",", &save); p && rc == GPUEST_OK; p = strtok_r(NULL, ",", &save)) {
+        if (r->files == MAX_FILES) {
+            rc = gpuest_fail(err, GPUEST_EINVAL, "more than %d label files in one list", MAX_FILES);
+            break;
+        }
         r->path = p;
         rc = gpuest_csv_read(p, data_row, r, err);
+        r->file_end[r->files++] = r->d.rows;
     }
     r->path = NULL;
     free(copy);
@@ -236,11 +248,12 @@ typedef struct {
 static const double margins[] = {0, 0.0025, 0.005, 0.01, 0.02, 0.03};
 #define NMARGIN ((int)(sizeof margins / sizeof margins[0]))
 
-/* net NULL: LATTE-CC's rule (the rule_choice column). */
-static score_t score(const gpuest_learn_net_t *net, const rows_t *r, double span, double margin)
+/* Rows lo .. hi - 1 of r; net NULL: LATTE-CC's rule (the rule_choice column). */
+static score_t score_rows(const gpuest_learn_net_t *net, const rows_t *r, size_t lo, size_t hi, double span,
+                          double margin)
 {
     double agree = 0, lost = 0, best = 0;
-    for (size_t i = 0; i < r->d.rows; i++) {
+    for (size_t i = lo; i < hi; i++) {
         const double *c = &r->cost[i * NO];
         int label = 0;
         for (int k = 0; k < NO; k++)
@@ -251,12 +264,43 @@ static score_t score(const gpuest_learn_net_t *net, const rows_t *r, double span
         lost += c[ch] - c[label];
         best += c[label];
     }
-    return (score_t){agree / (double)r->d.rows, best > 0 ? 100.0 * lost / best : 0};
+    return (score_t){hi > lo ? agree / (double)(hi - lo) : 0, best > 0 ? 100.0 * lost / best : 0};
 }
 
+static score_t score(const gpuest_learn_net_t *net, const rows_t *r, double span, double margin)
+{
+    return score_rows(net, r, 0, r->d.rows, span, margin);
+}
+
+/* The mean over r's files (those with labelled EPs) of each file's agreement and regret, so a
+ * workload with many EPs does not outvote the others (the fifth round's selection, --select mean). */
+static score_t score_mean(const gpuest_learn_net_t *net, const rows_t *r, double span, double margin)
+{
+    score_t m = {0, 0};
+    size_t n = 0;
+    for (size_t f = 0, lo = 0; f < r->files; lo = r->file_end[f++]) {
+        if (r->file_end[f] == lo)
+            continue;
+        score_t s = score_rows(net, r, lo, r->file_end[f], span, margin);
+        m.agree += s.agree;
+        m.regret += s.regret;
+        n++;
+    }
+    if (n) {
+        m.agree /= (double)n;
+        m.regret /= (double)n;
+    }
+    return m;
+}
+
+/* --range-guard: off, on, or both tried and chosen on validation */
+enum { GUARD_OFF, GUARD_ON, GUARD_CHOOSE };
+
 typedef struct {
-    const char *train, *valid, *data, *model_dir, *target;
-    unsigned long long seed, epochs, guard;
+    const char *train, *valid, *data, *model_dir, *target, *guard_arg, *select, *margin_arg;
+    unsigned long long seed, epochs, hidden;
+    int guard, select_mean;
+    double margin; /* --margin as a share; < 0: every margin of the list */
 } args_t;
 
 static int parse(args_t *o, int argc, char **argv)
@@ -275,10 +319,13 @@ static int parse(args_t *o, int argc, char **argv)
                            : cli_args_is(&a, "data")      ? &o->data
                            : cli_args_is(&a, "model-dir") ? &o->model_dir
                            : cli_args_is(&a, "target")    ? &o->target
+                           : cli_args_is(&a, "range-guard") ? &o->guard_arg
+                           : cli_args_is(&a, "select")    ? &o->select
+                           : cli_args_is(&a, "margin")    ? &o->margin_arg
                                                           : NULL;
         unsigned long long *n = cli_args_is(&a, "seed")       ? &o->seed
                                 : cli_args_is(&a, "epochs")   ? &o->epochs
-                                : cli_args_is(&a, "range-guard") ? &o->guard
+                                : cli_args_is(&a, "hidden")   ? &o->hidden
                                                               : NULL;
         const char *v;
         if (str) {
@@ -291,6 +338,29 @@ static int parse(args_t *o, int argc, char **argv)
             return cli_usage_error(a.cmd, "unknown option --%s (try --help)", a.name);
         }
     }
+    if (o->guard_arg) {
+        if (strcmp(o->guard_arg, "0") == 0)
+            o->guard = GUARD_OFF;
+        else if (strcmp(o->guard_arg, "1") == 0)
+            o->guard = GUARD_ON;
+        else if (strcmp(o->guard_arg, "choose") == 0)
+            o->guard = GUARD_CHOOSE;
+        else
+            return cli_usage_error(CMD, "--range-guard: expected 0, 1 or choose, got '%s'", o->guard_arg);
+    }
+    if (o->select) {
+        if (strcmp(o->select, "mean") != 0 && strcmp(o->select, "pooled") != 0)
+            return cli_usage_error(CMD, "--select: expected pooled or mean, got '%s'", o->select);
+        o->select_mean = strcmp(o->select, "mean") == 0;
+    }
+    o->margin = -1;
+    if (o->margin_arg) {
+        if (cli_parse_double(CMD, "margin", o->margin_arg, 0, 100, &o->margin) != 0)
+            return 2;
+        o->margin /= 100;
+    }
+    if (o->hidden > 1000)
+        return cli_usage_error(CMD, "--hidden: expected 1 to 1000, got %llu", o->hidden);
     return 0;
 }
 
@@ -334,38 +404,53 @@ static int cmd_train(const args_t *o)
         if (o->target && strcmp(o->target, target_names[tg]) != 0)
             continue;
         for (size_t h = 0; rc == GPUEST_OK && h < sizeof hidden / sizeof hidden[0]; h++) {
+            if (o->hidden && h > 0) /* --hidden: one network per target */
+                continue;
+            unsigned hid = o->hidden ? (unsigned)o->hidden : hidden[h];
             gpuest_learn_train_opts_t t;
             gpuest_learn_train_defaults(&t);
-            t.hidden = hidden[h];
+            t.hidden = hid;
             t.seed = o->seed;
             t.epochs = (unsigned)o->epochs;
             gpuest_learn_net_t *net = NULL;
             rc = gpuest_learn_train(targets[tg], &t, &net, &err);
-            if (rc == GPUEST_OK && o->guard)
-                rc = gpuest_learn_net_set_meta(net, "range_guard", 1);
             if (rc != GPUEST_OK) {
                 gpuest_learn_net_destroy(net);
                 break;
             }
-            double span = tg == 2 ? RULE_SPAN : 0, net_m = 0;
+            double span = tg == 2 ? RULE_SPAN : 0, net_m = 0, net_g = 0;
             score_t net_s = {0, 0};
-            /* rule targets: every margin, largest first, so a tie keeps the more cautious one */
-            for (int mi = tg == 2 ? NMARGIN - 1 : 0; mi >= 0; mi--) {
-                double m = tg == 2 ? margins[mi] : 0;
-                score_t st = score(net, &tr, span, m), sv = score(net, &va, span, m);
-                printf("target %-5s hidden %2u margin %.3f %%: train agree %.3f regret %.2f %%, valid agree %.3f "
-                       "regret %.2f %%\n",
-                       target_names[tg], hidden[h], 100 * m, st.agree, st.regret, sv.agree, sv.regret);
-                if (mi == (tg == 2 ? NMARGIN - 1 : 0) || sv.regret < net_s.regret) {
-                    net_s = sv;
-                    net_m = m;
+            int first = 1;
+            /* rule targets: every margin, largest first, and within a margin the guard on first, so
+             * a tie keeps the more cautious choice (a larger margin, then the guard) */
+            for (int mi = tg == 2 && o->margin < 0 ? NMARGIN - 1 : 0; rc == GPUEST_OK && mi >= 0; mi--) {
+                for (int g = o->guard == GUARD_OFF ? 0 : 1; rc == GPUEST_OK && g >= (o->guard == GUARD_ON); g--) {
+                    double m = tg != 2 ? 0 : o->margin < 0 ? margins[mi] : o->margin;
+                    rc = gpuest_learn_net_set_meta(net, "range_guard", g);
+                    score_t st = score(net, &tr, span, m);
+                    score_t sv = o->select_mean ? score_mean(net, &va, span, m) : score(net, &va, span, m);
+                    printf("target %-5s hidden %2u margin %.3f %% guard %d: train agree %.3f regret %.2f %%, valid "
+                           "agree %.3f regret %.2f %%\n",
+                           target_names[tg], hid, 100 * m, g, st.agree, st.regret, sv.agree, sv.regret);
+                    if (first || sv.regret < net_s.regret) {
+                        net_s = sv;
+                        net_m = m;
+                        net_g = g;
+                        first = 0;
+                    }
                 }
+            }
+            if (rc == GPUEST_OK)
+                rc = gpuest_learn_net_set_meta(net, "range_guard", net_g);
+            if (rc != GPUEST_OK) {
+                gpuest_learn_net_destroy(net);
+                break;
             }
             if (!best || net_s.regret < best_s.regret) {
                 gpuest_learn_net_destroy(best);
                 best = net;
                 best_s = net_s;
-                best_h = hidden[h];
+                best_h = hid;
                 best_t = tg;
                 best_m = net_m;
             } else {
@@ -376,11 +461,14 @@ static int cmd_train(const args_t *o)
     gpuest_learn_data_free(&costd);
     gpuest_learn_data_free(&ruled);
     if (rc == GPUEST_OK) {
-        score_t rv = score(NULL, &va, 0, 0);
-        printf("rule (latte_cc) on valid: agree %.3f regret %.2f %%\n", rv.agree, rv.regret);
-        printf("kept: target %s, hidden %u, margin %.3f %%, valid regret %.2f %% (%zu training EPs, %zu validation "
-               "EPs)\n",
-               target_names[best_t], best_h, 100 * best_m, best_s.regret, tr.d.rows, va.d.rows);
+        score_t rv = o->select_mean ? score_mean(NULL, &va, 0, 0) : score(NULL, &va, 0, 0);
+        double g = 0;
+        gpuest_learn_net_get_meta(best, "range_guard", &g);
+        printf("rule (latte_cc) on valid: agree %.3f regret %.2f %%%s\n", rv.agree, rv.regret,
+               o->select_mean ? " (mean over the files)" : "");
+        printf("kept: target %s, hidden %u, margin %.3f %%, guard %d, valid regret %.2f %% (%zu training EPs, %zu "
+               "validation EPs)\n",
+               target_names[best_t], best_h, 100 * best_m, (int)g, best_s.regret, tr.d.rows, va.d.rows);
         char net[4096], scale[4096];
         model_paths(o, net, scale, sizeof net);
         rc = gpuest_learn_net_set_meta(best, "seed", (double)o->seed);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -116,8 +117,8 @@ static void test_fann_train_prefers_cost_targets(void **state)
     write_labels(va, 0);
     snprintf(cmd, sizeof cmd, "l1c-fann train --train %s --valid %s --model-dir %s --epochs 300", tr, va, dir);
     assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
-    assert_non_null(strstr(out, "target label hidden  4 margin 0.000 %: train agree 0.800"));
-    assert_non_null(strstr(out, "kept: target cost, hidden 4, margin 0.000 %, valid regret 0.00 %"));
+    assert_non_null(strstr(out, "target label hidden  4 margin 0.000 % guard 0: train agree 0.800"));
+    assert_non_null(strstr(out, "kept: target cost, hidden 4, margin 0.000 %, guard 0, valid regret 0.00 %"));
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
@@ -192,6 +193,129 @@ static void test_fann_train_rule_targets_and_margin(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Appends n EPs at feature value v where the rule's SC is right and BDI is 3 % dearer (none 1000,
+ * BDI 1030, SC 1000, label SC): a network trained by write_rule_labels departs to BDI at v >= 0.5
+ * and loses 30 cycles per EP there. */
+static void append_rule_right(const char *path, int n, double v)
+{
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    for (int k = 0; k < n; k++) {
+        for (int i = 0; i < 24; i++)
+            fprintf(f, "%.4f,", v);
+        fprintf(f, "2,1000,1030,1000,2\n");
+    }
+    fclose(f);
+}
+
+/* --select mean against pooled: validation file A is write_rule_labels(20) (departing to BDI saves
+ * 15 cycles on its 10 EPs at v >= 0.5; keeping the rule loses 150 of 19850, 0.76 %), file B holds
+ * 2 EPs at v = 1 where departing loses 30 each (3 % of B's 2000). Pooled over the 22 EPs departing
+ * (margins up to 1 %) loses 60 of 21850 (0.27 %) and keeping the rule (2 %, 3 %) 150 (0.69 %): the
+ * 1 % margin is kept. As the mean over the two files departing reads (0 + 3 %) / 2 = 1.50 % and
+ * keeping the rule (0.76 + 0) / 2 = 0.38 %: the 3 % margin is kept. Catches a mean that ignores
+ * the file boundaries (it would equal the pooled figures) or weighs files by their EPs. */
+static void test_fann_train_select_mean(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpuest-l1cfann-XXXXXX", cmd[512], tr[64], va[64], vb[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(tr, sizeof tr, "%s/train.csv", dir);
+    snprintf(va, sizeof va, "%s/a.csv", dir);
+    snprintf(vb, sizeof vb, "%s/b.csv", dir);
+    write_rule_labels(tr, 40);
+    write_rule_labels(va, 20);
+    write_rule_labels(vb, 0);
+    append_rule_right(vb, 2, 1.0);
+    const char *base = "l1c-fann train --target rule --epochs 300";
+    snprintf(cmd, sizeof cmd, "%s --train %s --valid %s,%s --model-dir %s", base, tr, va, vb, dir);
+    assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
+    line_has("target rule  hidden  4 margin 1.000 % guard 0", "valid agree 0.909 regret 0.27 %");
+    line_has("target rule  hidden  4 margin 3.000 % guard 0", "valid agree 0.545 regret 0.69 %");
+    line_has("kept:", "hidden 4, margin 1.000 %");
+    snprintf(cmd, sizeof cmd, "%s --train %s --valid %s,%s --model-dir %s --select mean", base, tr, va, vb, dir);
+    assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
+    line_has("target rule  hidden  4 margin 1.000 % guard 0", "valid agree 0.500 regret 1.50 %");
+    line_has("target rule  hidden  4 margin 3.000 % guard 0", "valid agree 0.750 regret 0.38 %");
+    line_has("rule (latte_cc) on valid", "regret 0.38 % (mean over the files)");
+    line_has("kept:", "margin 3.000 %");
+    snprintf(cmd, sizeof cmd, "%s --train %s --valid %s --model-dir %s --select median", base, tr, va, dir);
+    assert_int_equal(run_gpuest(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* --range-guard choose, --hidden, --margin: the validation file adds to write_rule_labels(20) 4 EPs
+ * at v = 2, outside the training range [0, 1], where the rule is right and BDI 3 % dearer. The
+ * unguarded network carries its v >= 0.5 answer (depart to BDI) out there and loses 120 cycles of
+ * 23850 (0.50 %); with the guard the rule decides out of range and the 1 % margin has no regret:
+ * kept with guard 1. --hidden 8 --margin 1 trains and scores one network at that margin only.
+ * Catches a choice that tries one guard only, a guard not written into the model, and the two
+ * options ignored. */
+static void test_fann_train_guard_choice_and_fixed_options(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpuest-l1cfann-XXXXXX", cmd[512], tr[64], va[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(tr, sizeof tr, "%s/train.csv", dir);
+    snprintf(va, sizeof va, "%s/valid.csv", dir);
+    write_rule_labels(tr, 40);
+    write_rule_labels(va, 20);
+    append_rule_right(va, 4, 2.0);
+    snprintf(cmd, sizeof cmd, "l1c-fann train --target rule --epochs 300 --train %s --valid %s --model-dir %s "
+                              "--range-guard choose", tr, va, dir);
+    assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
+    line_has("target rule  hidden  4 margin 1.000 % guard 1", "regret 0.00 %");
+    line_has("target rule  hidden  4 margin 1.000 % guard 0", "regret 0.50 %");
+    line_has("kept:", "margin 1.000 %, guard 1, valid regret 0.00 %");
+    char scale[128];
+    snprintf(scale, sizeof scale, "%s/latte-fann.scale.csv", dir);
+    FILE *f = fopen(scale, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    fclose(f);
+    assert_non_null(strstr(out, "range_guard,1"));
+    snprintf(cmd, sizeof cmd, "l1c-fann train --target rule --epochs 300 --train %s --valid %s --model-dir %s "
+                              "--hidden 8 --margin 1", tr, va, dir);
+    assert_int_equal(run_gpuest(cmd, out, sizeof out), 0);
+    line_has("target rule  hidden  8 margin 1.000 % guard 0", "regret 0.50 %");
+    assert_null(strstr(out, "hidden  4"));
+    assert_null(strstr(out, "margin 3.000"));
+    line_has("kept:", "target rule, hidden 8, margin 1.000 %, guard 0");
+    snprintf(cmd, sizeof cmd, "l1c-fann train --train %s --valid %s --model-dir %s --range-guard 2", tr, va, dir);
+    assert_int_equal(run_gpuest(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The label and evaluation scripts keep the split's sets apart: a workload in two of the train /
+ * validation / test sets is refused with exit 2 before anything runs, disjoint sets run (here with
+ * /bin/true as the simulator: nothing is labelled), and the evaluation refuses a model folder not
+ * named models (whole runs read models/ from their working directory). Catches a refusal that
+ * checks training against the default sets only, or refuses every override. */
+static void test_fann_scripts_keep_sets_apart(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpuest-l1cfann-XXXXXX", cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    const char *collect = "sh " GPUEST_SOURCE_DIR "/train/latte_fann_collect.sh /bin/true test 10";
+    snprintf(cmd, sizeof cmd, "TEST_WORKLOADS='pvc lud' VALID_WORKLOADS='ss lud' %s %s/a 2>/dev/null >&2", collect,
+             dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "TEST_WORKLOADS='pvc' TRAIN_WORKLOADS='kmeans pvc' %s %s/b 2>/dev/null >&2", collect,
+             dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "TEST_WORKLOADS='pvc' VALID_WORKLOADS='ss' TRAIN_WORKLOADS='kmeans' %s %s/c >/dev/null",
+             collect, dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 0);
+    snprintf(cmd, sizeof cmd, "MODEL_DIR=%s SKIP_TRAIN=1 sh " GPUEST_SOURCE_DIR "/train/latte_fann_eval.sh /bin/true "
+             "%s %s %s/e.csv 2>/dev/null >&2", dir, dir, dir, dir);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +324,9 @@ int main(void)
         cmocka_unit_test(test_fann_policy_and_oracle_options),
         cmocka_unit_test(test_fann_train_prefers_cost_targets),
         cmocka_unit_test(test_fann_train_rule_targets_and_margin),
+        cmocka_unit_test(test_fann_train_select_mean),
+        cmocka_unit_test(test_fann_train_guard_choice_and_fixed_options),
+        cmocka_unit_test(test_fann_scripts_keep_sets_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
