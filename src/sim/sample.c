@@ -405,6 +405,23 @@ typedef struct {
     int rw;             /* 64-bit words a SM */
     uint64_t *smask;    /* nsched x rw: the slots of each scheduler (slot % nsched), as a bit set */
     uint32_t *syncs;    /* nsm: vsync calls on the SM so far (fast_forward's reuse of vattention) */
+    /* The parked wake-ups in bulk (sixth session): the warps the LD/ST hold pass parks all wait for
+     * the same cycle (the unit's free cycle), so they are kept as a bit set of slots (pbits, nsm x
+     * rw) with one cycle (pbat, INT64_MAX when empty) and each warp's sequence number (pbseq, nsm x
+     * W), instead of one list entry each. pbn counts the entries the list would hold (a warp parked
+     * twice at the cycle counts twice, its first entry stale), so hn + pn + pbn is the list form's
+     * hn + pn and the capacity rebuilds come at the same placements. A park at another cycle (the
+     * unit's free cycle moved while the bulk waits: a rebuild parked warps at the next cycle and
+     * the other scheduler issued a memory instruction in the same cycle) goes to the list. Every
+     * entry due by a cycle is the same in both forms, so the schedule is the list form's
+     * (gpuest_sample_opts_t.slow_paths keeps the list alone; tests/study/test_sample_speed.c). */
+    uint64_t *pbits;
+    int64_t *pbat;
+    int *pbn;
+    uint32_t *pbseq;
+    int bulk;           /* 1: park in bulk (not slow_paths) */
+    uint64_t sched_hash; /* FNV-1a over (SM, slot, virtual cycle) of every fast-forwarded issue */
+    uint64_t parks_bulk, parks_list; /* wake-ups parked in the bulk and in the list */
 } ff_timing_t;
 
 /* The memory system's back-pressure in the timed schedule (gpuest_sample_opts_t.ff_backpressure).
@@ -481,13 +498,21 @@ static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
     int nsched = g->sm[0].nsched;
     t->smask = calloc((size_t)nsched * (size_t)t->rw, sizeof *t->smask);
     t->syncs = calloc(S, sizeof *t->syncs);
+    t->pbits = calloc(S * (size_t)t->rw, sizeof *t->pbits);
+    t->pbat = malloc(S * sizeof *t->pbat);
+    t->pbn = calloc(S, sizeof *t->pbn);
+    t->pbseq = calloc(N, sizeof *t->pbseq);
+    t->sched_hash = 14695981039346656037ull;
     for (int s = 0; t->smask && s < (int)W; s++)
         t->smask[(size_t)(s % nsched) * (size_t)t->rw + (size_t)(s / 64)] |= 1ull << (s % 64);
     for (size_t i = 0; t->pmin && i < S; i++)
         t->pmin[i] = INT64_MAX;
+    for (size_t i = 0; t->pbat && i < S; i++)
+        t->pbat[i] = INT64_MAX;
     return r->pend.ready && t->vreg && t->vnext && t->vmem && t->vstore && t->vage && t->vseq && t->vact &&
                    t->vmemop && t->ready && t->vclock && t->ldst_free && t->nready && t->heap && t->hn &&
-                   t->park && t->pn && t->pmin && t->rbits && t->smask && t->syncs
+                   t->park && t->pn && t->pmin && t->rbits && t->smask && t->syncs && t->pbits && t->pbat &&
+                   t->pbn && t->pbseq
                ? GPUEST_OK
                : GPUEST_ENOMEM;
 }
@@ -516,6 +541,10 @@ static void ff_free(ff_rates_t *r)
     free(t->rbits);
     free(t->smask);
     free(t->syncs);
+    free(t->pbits);
+    free(t->pbat);
+    free(t->pbn);
+    free(t->pbseq);
 }
 
 #define GPUEST_MAX_SMS_FF 1024 /* sim_gpu_build's limit on SMs */
@@ -664,15 +693,32 @@ static void heap_build(ff_timing_t *t, int i)
         heap_sift_down(t, i, c);
 }
 
-/* A wake-up of warp slot (flat index k) of SM i at cycle at: the list when it waits for the LD/ST
+/* Warp slot (flat index k) of SM i parked in the bulk at cycle at (its sequence number taken). */
+static void vpark_bulk(ff_timing_t *t, int i, size_t k, int slot, int64_t at)
+{
+    t->pbits[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)] |= 1ull << (slot % 64);
+    t->pbseq[k] = t->vseq[k];
+    t->pbn[i]++;
+    t->parks_bulk++;
+    t->pbat[i] = at;
+    if (at < t->pmin[i])
+        t->pmin[i] = at;
+}
+
+/* A wake-up of warp slot (flat index k) of SM i at cycle at: the bulk or the list when it waits for the LD/ST
  * unit, else the heap (sifted into place, or appended when the caller builds the heap after).
  * The heap's layout does not change the schedule: the entries due by a cycle are the same in any
  * layout, and placing them is order-independent (each touches only its own warp). */
 static void vqueue(ff_timing_t *t, int i, size_t k, int slot, int64_t at, int sift)
 {
     vwake_t e = {at, ++t->vseq[k], slot};
+    if (t->vmemop[k] && at == t->ldst_free[i] && t->bulk && (t->pbn[i] == 0 || t->pbat[i] == at)) {
+        vpark_bulk(t, i, k, slot, at); /* waits for the LD/ST unit: the bulk */
+        return;
+    }
     if (t->vmemop[k] && at == t->ldst_free[i]) { /* waits for the LD/ST unit: the list */
         t->park[(size_t)i * (size_t)t->hcap + (size_t)t->pn[i]++] = e;
+        t->parks_list++;
         if (at < t->pmin[i])
             t->pmin[i] = at;
         return;
@@ -695,7 +741,7 @@ static void vplace(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_t 
         ready_on(t, i, k, slot);
         return;
     }
-    if (t->hn[i] + t->pn[i] == t->hcap) { /* stale wake-ups filled it: start over from the warps themselves */
+    if (t->hn[i] + t->pn[i] + t->pbn[i] == t->hcap) { /* stale wake-ups filled it: start over from the warps themselves */
         vrebuild(g, t, i);
         if (t->ready[k])
             return;
@@ -708,8 +754,10 @@ static void vrebuild(const sim_gpu_t *g, ff_timing_t *t, int i)
 {
     int W = g->cfg->core.warps_per_sm;
     size_t o = (size_t)i * (size_t)W;
-    t->hn[i] = t->pn[i] = 0;
-    t->pmin[i] = INT64_MAX;
+    t->hn[i] = t->pn[i] = t->pbn[i] = 0;
+    t->pmin[i] = t->pbat[i] = INT64_MAX;
+    for (int w = 0; w < t->rw; w++)
+        t->pbits[(size_t)i * (size_t)t->rw + (size_t)w] = 0;
     t->nready[i] = 0;
     for (int s = 0; s < W; s++)
         t->ready[o + (size_t)s] = 0;
@@ -761,9 +809,33 @@ static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
         }
     }
     t->pn[i] = hi;
-    t->pmin[i] = left;
+    /* the bulk, when due, is taken out too (its slots and their sequence numbers copied first: a
+     * placement below may park its warp in a new bulk) */
+    uint64_t due[GPUEST_MAX_WARP_WORDS_FF] = {0};
+    uint32_t seq[GPUEST_MAX_WARP_WORDS_FF * 64];
+    int bulk_due = t->pbn[i] > 0 && t->pbat[i] <= now;
+    if (bulk_due) {
+        uint64_t *b = &t->pbits[(size_t)i * (size_t)t->rw];
+        for (int w = 0; w < t->rw; w++) {
+            due[w] = b[w];
+            b[w] = 0;
+            for (uint64_t x = due[w]; x; x &= x - 1) {
+                int s = w * 64 + __builtin_ctzll(x);
+                seq[s] = t->pbseq[o + (size_t)s];
+            }
+        }
+        t->pbn[i] = 0;
+        t->pbat[i] = INT64_MAX;
+    }
+    t->pmin[i] = left < t->pbat[i] ? left : t->pbat[i];
     for (int j = hi; j < end; j++)
         vwoken(g, t, i, o, p[j]);
+    if (bulk_due)
+        for (int w = 0; w < t->rw; w++)
+            for (uint64_t x = due[w]; x; x &= x - 1) {
+                int s = w * 64 + __builtin_ctzll(x);
+                vwoken(g, t, i, o, (vwake_t){now, seq[s], s});
+            }
 }
 
 /* The wake-ups of SM i due by its clock. */
@@ -868,12 +940,64 @@ static void vbarrier(const sim_gpu_t *g, ff_timing_t *t, int i, int slot, int64_
 #else
 #define FF_LITTLE_ENDIAN 0 /* the plain scan */
 #endif
+/* vhold_mem in bulk, when that is what the plain pass would do: every warp it visits is parked at
+ * the LD/ST unit's free cycle (ldst_free > now + 1 is the caller's condition, and a ready warp's
+ * next cycle is at most now + 1), none of the placements meets the capacity check (hn + pn + pbn
+ * plus the warps parked stays within hcap, so no rebuild comes between them), and the bulk is
+ * empty or waits for that cycle. Returns 0, having changed nothing, when the plain pass must run. */
+static int vhold_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
+{
+    int W = g->cfg->core.warps_per_sm;
+    size_t o = (size_t)i * (size_t)W;
+    const uint8_t *ready = &t->ready[o], *memop = &t->vmemop[o];
+    int64_t at = t->ldst_free[i];
+    if (at <= now + 1 || (t->pbn[i] > 0 && t->pbat[i] != at))
+        return 0;
+    int m = 0;
+    for (int b = 0; b + 8 <= W; b += 8) {
+        uint64_t r8, m8;
+        memcpy(&r8, ready + b, 8);
+        memcpy(&m8, memop + b, 8);
+        m += __builtin_popcountll(r8 & m8);
+    }
+    for (int s = W - W % 8; s < W; s++)
+        m += ready[s] & memop[s];
+    if (m == 0)
+        return 1;
+    if (t->hn[i] + t->pn[i] + t->pbn[i] + m > t->hcap)
+        return 0;
+    uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw], *pb = &t->pbits[(size_t)i * (size_t)t->rw];
+    for (int w = 0; w < t->rw; w++) {
+        uint64_t park = 0;
+        for (uint64_t x = rb[w]; x; x &= x - 1) {
+            int s = w * 64 + __builtin_ctzll(x);
+            if (!memop[s])
+                continue;
+            size_t k = o + (size_t)s;
+            park |= x & -x;
+            t->ready[k] = 0;
+            t->pbseq[k] = ++t->vseq[k];
+        }
+        rb[w] &= ~park;
+        pb[w] |= park;
+    }
+    t->nready[i] -= m;
+    t->pbn[i] += m;
+    t->parks_bulk += (uint64_t)m;
+    t->pbat[i] = at;
+    if (at < t->pmin[i])
+        t->pmin[i] = at;
+    return 1;
+}
+
 static void vhold_mem(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 {
     int W = g->cfg->core.warps_per_sm;
     size_t o = (size_t)i * (size_t)W;
     uint8_t *ready = &t->ready[o];
     const uint8_t *memop = &t->vmemop[o];
+    if (t->bulk && FF_LITTLE_ENDIAN && vhold_bulk(g, t, i, now))
+        return;
     for (int b = 0; b < W; b += 8) {
         int n = W - b < 8 ? W - b : 8;
         if (n == 8 && FF_LITTLE_ENDIAN) {
@@ -930,6 +1054,7 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         }
         sm->sched[sc].last = slot;
         *any = 1;
+        t->sched_hash = (t->sched_hash ^ ((uint64_t)i << 48 ^ (uint64_t)slot << 40 ^ (uint64_t)now)) * 1099511628211ull;
         if (in.kind == GPUEST_INST_END) { /* retired: its slot (and maybe its CTA's) is free */
             /* vsync(i, now), then vassign; when vassign starts a CTA here it syncs SM i again at
              * the same clock (vclock[i] == now), and a rebuild depends only on the warps' virtual
@@ -1545,9 +1670,13 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     r.bp.split = o->ff_l2_split;
     r.miss_stalls = o->ff_miss_stalls;
     r.slow = o->slow_paths;
+    r.tm.bulk = !o->slow_paths;
     rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
                          : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
     out->ff_seconds = r.ff_seconds;
+    out->ff_schedule_hash = r.tm.sched_hash;
+    out->ff_parks_bulk = r.tm.parks_bulk;
+    out->ff_parks_list = r.tm.parks_list;
     ff_free(&r);
     bp_free(g, &r.bp);
     return rc;

@@ -459,6 +459,10 @@ typedef struct {
     double wall_seconds;
     double cpu_seconds;            /* process CPU time of the whole sampled run ... */
     double count_seconds, ff_seconds; /* ... of which the counting pass and fast-forward (the rest: detailed) */
+    uint64_t ff_schedule_hash;     /* FNV-1a over (SM, warp slot, virtual cycle) of every instruction fast-forward
+                                    * issued: two runs with the same hash released every warp at the same cycles */
+    uint64_t ff_parks_bulk, ff_parks_list; /* fast-forward's wake-ups of warps waiting for the LD/ST unit, parked
+                                    * in the bit set and in the list (slow_paths: the list alone) */
 } gpuest_sample_result_t;
 
 gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source_t *src,

@@ -47,7 +47,11 @@ size_t gpuest_coalesce(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_C
                 continue;
             uint64_t a = inst->addr[lane], last = a + inst->size - 1;
             uint64_t l0 = a & line_mask, l1 = last & line_mask;
-            if (l0 == l1) {
+            if (l0 == l1 && n > first && out[n - 1].line == l0) { /* add_line's first probe, inline: the
+                                                                 * common case of a lane in the last line */
+                out[n - 1].sectors |= sector_span((uint32_t)(a - l0), (uint32_t)(last - l0));
+                out[n - 1].lanes |= 1u << lane;
+            } else if (l0 == l1) {
                 n = add_line(out, first, n, l0, sector_span((uint32_t)(a - l0), (uint32_t)(last - l0)), lane);
             } else { /* misaligned access straddling two lines */
                 n = add_line(out, first, n, l0, sector_span((uint32_t)(a - l0), GPUEST_LINE_BYTES - 1), lane);
