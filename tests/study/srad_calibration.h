@@ -41,4 +41,29 @@ static inline void srad_calibration(gpuest_calibration_t *c, int nruns, int anch
     c->anchor_ipc = c->anchor_amat = anchored;
 }
 
+/* Run i's IPC and AMAT as the model itself gives them at the parameters truth (fermi with run i's
+ * excitation set applied, run i's measured inputs): the observations of a calibration generated
+ * by the model. Needs cmocka included before this header. */
+static inline void srad_model_run(const gpuest_calibration_t *c, int i, const gpuest_gpu_params_t *truth,
+                                  double *ipc, double *amat)
+{
+    gpuest_error_t err;
+    gpuest_config_t base, vc;
+    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
+    gpuest_study_variant_t v;
+    memset(&v, 0, sizeof v);
+    if (i > 0) {
+        v.nsets = 1;
+        snprintf(v.sets[0], sizeof v.sets[0], "%s", excitation_sets[i]);
+    }
+    assert_int_equal(gpuest_study_apply(&base, &v, &vc, &err), GPUEST_OK);
+    gpuest_gpu_model_t *m = NULL;
+    assert_int_equal(gpuest_gpu_model_create(&vc, &m, &err), GPUEST_OK);
+    gpuest_gpu_estimate_t e;
+    assert_int_equal(gpuest_gpu_model_solve(m, &c->runs[i].in, NULL, truth, &e, &err), GPUEST_OK);
+    gpuest_gpu_model_destroy(m);
+    *ipc = e.ipc;
+    *amat = e.amat;
+}
+
 #endif

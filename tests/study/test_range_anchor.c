@@ -53,26 +53,12 @@ static void range_error_worked_by_hand(void **state)
 static void generated_runs(gpuest_calibration_t *c, const double factor[4], double ipc_cv)
 {
     srad_calibration(c, 4, 0);
-    gpuest_error_t err;
-    gpuest_config_t base;
-    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
     gpuest_gpu_params_t truth = {1.5, 0.6, 1.0};
     for (int i = 0; i < 4; i++) {
-        gpuest_study_variant_t v;
-        memset(&v, 0, sizeof v);
-        if (i > 0) {
-            v.nsets = 1;
-            snprintf(v.sets[0], sizeof v.sets[0], "%s", excitation_sets[i]);
-        }
-        gpuest_config_t vc;
-        assert_int_equal(gpuest_study_apply(&base, &v, &vc, &err), GPUEST_OK);
-        gpuest_gpu_model_t *m = NULL;
-        assert_int_equal(gpuest_gpu_model_create(&vc, &m, &err), GPUEST_OK);
-        gpuest_gpu_estimate_t e;
-        assert_int_equal(gpuest_gpu_model_solve(m, &c->runs[i].in, NULL, &truth, &e, &err), GPUEST_OK);
-        gpuest_gpu_model_destroy(m);
-        c->runs[i].ipc = e.ipc * factor[i];
-        c->runs[i].amat = e.amat;
+        double ipc, amat;
+        srad_model_run(c, i, &truth, &ipc, &amat);
+        c->runs[i].ipc = ipc * factor[i];
+        c->runs[i].amat = amat;
         c->runs[i].ipc_cv = ipc_cv;
         c->runs[i].amat_cv = 0.0;
     }
