@@ -356,6 +356,53 @@ static int same_in_shape(const gpuest_model_noc_t *m, const gpuest_model_noc_gro
     return 1;
 }
 
+/* Shapes of sweep groups: an open-addressing table from a hash of a group's hop kinds to its shape
+ * number, each shape remembered by its first group (the one the others reuse). */
+typedef struct {
+    size_t cap;  /* a power of two, at least twice the groups */
+    int *slot;   /* shape number at a hash slot, -1 when empty */
+    int *rep;    /* first group of each shape */
+    int nshapes;
+} shape_table_t;
+
+typedef int (*same_shape_fn)(const gpuest_model_noc_t *, const gpuest_model_noc_group_t *,
+                             const gpuest_model_noc_group_t *);
+
+static gpuest_err shape_table_init(shape_table_t *t, size_t ngroups)
+{
+    t->cap = 16;
+    while (t->cap < 2 * ngroups)
+        t->cap <<= 1;
+    t->nshapes = 0;
+    t->slot = malloc(t->cap * sizeof *t->slot);
+    t->rep = malloc((ngroups ? ngroups : 1) * sizeof *t->rep);
+    if (!t->slot || !t->rep)
+        return GPUEST_ENOMEM;
+    for (size_t j = 0; j < t->cap; j++)
+        t->slot[j] = -1;
+    return GPUEST_OK;
+}
+
+static void shape_table_free(shape_table_t *t)
+{
+    free(t->slot);
+    free(t->rep);
+}
+
+/* The shape of group g of groups (hash h): that of an earlier group same() matches, else a new one. */
+static int shape_table_find(shape_table_t *t, uint64_t h, const gpuest_model_noc_t *m,
+                            const gpuest_model_noc_group_t *groups, int g, same_shape_fn same)
+{
+    size_t j = (size_t)(h ^ (h >> 29)) & (t->cap - 1);
+    while (t->slot[j] >= 0 && !same(m, &groups[t->rep[t->slot[j]]], &groups[g]))
+        j = (j + 1) & (t->cap - 1);
+    if (t->slot[j] < 0) {
+        t->slot[j] = t->nshapes;
+        t->rep[t->nshapes++] = g;
+    }
+    return t->slot[j];
+}
+
 /* The input sweep's groups and their shapes (as output_groups). */
 static gpuest_err input_groups(gpuest_model_noc_t *m)
 {
@@ -363,19 +410,14 @@ static gpuest_err input_groups(gpuest_model_noc_t *m)
     m->nigroups = m->nishapes = 0;
     for (size_t k = 0; k < n; k++)
         m->nigroups += (m->sw_in[k].end & GPUEST_NOC_END_GROUP) != 0;
-    size_t ng = m->nigroups ? (size_t)m->nigroups : 1, cap = 16;
+    size_t ng = m->nigroups ? (size_t)m->nigroups : 1;
     m->igroups = calloc(ng, sizeof *m->igroups);
     m->in_memo = calloc(ng, sizeof *m->in_memo);
-    while (cap < 2 * ng)
-        cap <<= 1;
-    int *slot = malloc(cap * sizeof *slot), *rep = malloc(ng * sizeof *rep);
-    if (!m->igroups || !m->in_memo || !slot || !rep) {
-        free(slot);
-        free(rep);
+    shape_table_t t;
+    if (shape_table_init(&t, ng) != GPUEST_OK || !m->igroups || !m->in_memo) {
+        shape_table_free(&t);
         return GPUEST_ENOMEM;
     }
-    for (size_t j = 0; j < cap; j++)
-        slot[j] = -1;
     int g = 0, start = 0;
     for (size_t k = 0; k < n; k++) {
         if (!(m->sw_in[k].end & GPUEST_NOC_END_GROUP))
@@ -385,15 +427,8 @@ static gpuest_err input_groups(gpuest_model_noc_t *m)
         uint64_t h = 0x84222325CBF29CE4ull;
         for (int e = gr->start; e < gr->end; e++)
             h = (h ^ (uint64_t)m->sw_in[e].kind) * 0x100000001B3ull;
-        size_t j = (size_t)(h ^ (h >> 29)) & (cap - 1);
-        while (slot[j] >= 0 && !same_in_shape(m, &m->igroups[rep[slot[j]]], gr))
-            j = (j + 1) & (cap - 1);
-        if (slot[j] < 0) {
-            slot[j] = m->nishapes;
-            rep[m->nishapes++] = g;
-        }
-        gr->shape = slot[j];
-        gr->rep = rep[gr->shape];
+        gr->shape = shape_table_find(&t, h, m, m->igroups, g, same_in_shape);
+        gr->rep = t.rep[gr->shape];
         const gpuest_model_noc_group_t *rg = &m->igroups[gr->rep];
         gr->rep_slots = 1;
         for (int e = 0; e < gr->end - gr->start; e++)
@@ -401,8 +436,8 @@ static gpuest_err input_groups(gpuest_model_noc_t *m)
         g++;
         start = (int)k + 1;
     }
-    free(slot);
-    free(rep);
+    m->nishapes = t.nshapes;
+    shape_table_free(&t);
     return GPUEST_OK;
 }
 
@@ -416,17 +451,11 @@ static gpuest_err output_groups(gpuest_model_noc_t *m)
         m->nogroups += (m->sw_out[k].end & GPUEST_NOC_END_GROUP) != 0;
     m->ogroups = calloc(m->nogroups ? (size_t)m->nogroups : 1, sizeof *m->ogroups);
     m->shape_memo = calloc(m->nogroups ? (size_t)m->nogroups : 1, sizeof *m->shape_memo);
-    size_t cap = 16;
-    while (cap < 2 * (size_t)m->nogroups)
-        cap <<= 1;
-    int *slot = malloc(cap * sizeof *slot), *rep = malloc((m->nogroups ? (size_t)m->nogroups : 1) * sizeof *rep);
-    if (!m->ogroups || !m->shape_memo || !slot || !rep) {
-        free(slot);
-        free(rep);
+    shape_table_t t;
+    if (shape_table_init(&t, (size_t)m->nogroups) != GPUEST_OK || !m->ogroups || !m->shape_memo) {
+        shape_table_free(&t);
         return GPUEST_ENOMEM;
     }
-    for (size_t j = 0; j < cap; j++)
-        slot[j] = -1;
     int g = 0, start = 0;
     for (size_t k = 0; k < n; k++) {
         if (!(m->sw_out[k].end & GPUEST_NOC_END_GROUP))
@@ -440,21 +469,13 @@ static gpuest_err output_groups(gpuest_model_noc_t *m)
             plain = plain && hp->down_j < 0 && hp->bp == gr->bp;
             h = (h ^ (uint64_t)(hp->kind * 4 + hp->end)) * 0x100000001B3ull;
         }
-        if (plain) {
-            size_t j = (size_t)(h ^ (h >> 29)) & (cap - 1);
-            while (slot[j] >= 0 && !same_shape(m, &m->ogroups[rep[slot[j]]], gr))
-                j = (j + 1) & (cap - 1);
-            if (slot[j] < 0) {
-                slot[j] = m->nshapes;
-                rep[m->nshapes++] = g;
-            }
-            gr->shape = slot[j];
-        }
+        if (plain)
+            gr->shape = shape_table_find(&t, h, m, m->ogroups, g, same_shape);
         g++;
         start = (int)k + 1;
     }
-    free(slot);
-    free(rep);
+    m->nshapes = t.nshapes;
+    shape_table_free(&t);
     return input_groups(m);
 }
 
