@@ -961,13 +961,16 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double cap_q = P * buf + (promoted[0] + promoted[1]) * link_buf, excess = 0.0;
     if (side_q > cap_q)
         excess = side_r * (side_q - cap_q) / side_q;
-    double req = rq[ST_SMINJ] + rq[ST_REQNET] + excess;
+    /* the excess only moves time between the request and reply parts: the miss latency (and so
+     * AMAT, which the fit reads) is summed without it, so it does not depend on the bound's
+     * rounding (bit for bit the same wherever nothing is in excess) */
+    double req0 = rq[ST_SMINJ] + rq[ST_REQNET];
     double mem = rq[ST_L2] + rq[ST_ROP] + rq[ST_BANKS] + rq[ST_BUS] + rq[ST_DRAMLAT] + rq[ST_COMP];
-    double rep = side_r - excess + rq[ST_REPNET] + rq[ST_SMEJ] + rq[ST_DECOMP];
-    out->req_latency = req;
+    double rep0 = side_r + rq[ST_REPNET] + rq[ST_SMEJ] + rq[ST_DECOMP];
+    out->req_latency = req0 + excess;
     out->mem_latency = mem;
-    out->reply_latency = rep;
-    out->miss_latency = req + mem + rep;
+    out->reply_latency = rep0 - excess;
+    out->miss_latency = req0 + mem + rep0;
     double h1 = clamp01(w->l1_hit_rate);
     out->amat = h1 * hit_lat + (1 - h1) * out->miss_latency;
     out->warp_ipc = a.x * k.insts;
