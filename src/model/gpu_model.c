@@ -496,10 +496,10 @@ static void bank_service(const gpuest_config_t *c, double row_hit, double *mean,
 static double clamp01(double v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
 
 /* MC stall ratio: P(N > K) for the number N of replies waiting at one MC (reply queue + NI
- * queue, at most B), K = NI queue size. N takes the truncated-geometric distribution on 0..B
- * (the maximum-entropy law for a given mean; M/M/1/B's form) whose mean is the closed model's
- * reply-side queue per MC, capped just below B (stall_ratio.c). */
-static double stall_ratio(double mean, double b, double k) { return gpuest_model_stall_ratio(mean, b, k, NULL); }
+ * queue, at most B), K = the replies the NI's flit capacity holds (mc_port.c). N takes the
+ * truncated-geometric distribution on 0..B (the maximum-entropy law for a given mean; M/M/1/B's
+ * form) whose mean is the closed model's reply-side queue per MC, capped just below B
+ * (stall_ratio.c). */
 
 /* The reply network's surrogate delay without the hot links' own service (they are explicit). */
 static double rep_surrogate(double d_rep, const gpuest_amva_station_t *st, double reads)
@@ -947,7 +947,10 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * in the MC's request path and the request network (the L2 stops accepting), so by Little's law
      * their time is moved from reply to request latency. A customer present at a station holds its
      * batch's rm / fork requests at each replica. */
-    double buf = c->mc.reply_queue + c->noc.inject_queue;
+    /* the NI holds inject_queue_flits / rep_mean replies as the MC sees it (mc_port.c), not
+     * inject_queue packets: the bound of the reply side and the stall ratio's threshold */
+    double ni_k = gpuest_model_ni_packets(c->noc.inject_queue, c->noc.inject_queue_flits, rep_mean);
+    double buf = c->mc.reply_queue + ni_k;
     double link_buf = (double)c->noc.vcs * c->noc.buffer_flits / (rep_mean > 1 ? rep_mean : 1);
     double side_q = a.q[ST_INJ] * P * rm / fork_p, side_r = rq[ST_INJ];
     for (int h = 0; h < 2; h++)
@@ -958,19 +961,24 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     double cap_q = P * buf + (promoted[0] + promoted[1]) * link_buf, excess = 0.0;
     if (side_q > cap_q)
         excess = side_r * (side_q - cap_q) / side_q;
-    double req = rq[ST_SMINJ] + rq[ST_REQNET] + excess;
+    /* the excess only moves time between the request and reply parts: the miss latency (and so
+     * AMAT, which the fit reads) is summed without it, so it does not depend on the bound's
+     * rounding (bit for bit the same wherever nothing is in excess) */
+    double req0 = rq[ST_SMINJ] + rq[ST_REQNET];
     double mem = rq[ST_L2] + rq[ST_ROP] + rq[ST_BANKS] + rq[ST_BUS] + rq[ST_DRAMLAT] + rq[ST_COMP];
-    double rep = side_r - excess + rq[ST_REPNET] + rq[ST_SMEJ] + rq[ST_DECOMP];
-    out->req_latency = req;
+    double rep0 = side_r + rq[ST_REPNET] + rq[ST_SMEJ] + rq[ST_DECOMP];
+    out->req_latency = req0 + excess;
     out->mem_latency = mem;
-    out->reply_latency = rep;
-    out->miss_latency = req + mem + rep;
+    out->reply_latency = rep0 - excess;
+    out->miss_latency = req0 + mem + rep0;
     double h1 = clamp01(w->l1_hit_rate);
     out->amat = h1 * hit_lat + (1 - h1) * out->miss_latency;
     out->warp_ipc = a.x * k.insts;
     out->ipc = out->warp_ipc * (w->threads_per_warp_inst > 0 ? w->threads_per_warp_inst : c->core.warp_size);
     out->inject_util = a.x * r * (dr[ST_INJ] + wpr * dw[ST_INJ]) / P;
-    out->mc_stall_ratio = stall_ratio(side_q / P, buf, c->noc.inject_queue);
+    /* the MC stall ratio: the blocked share of the reply side past the NI's packets, less the L2
+     * cycles in which the port takes the next reply (mc_port.c); tf / l2c: L2 cycles per flit */
+    out->mc_stall_ratio = gpuest_model_mc_stall(side_q / P, c->mc.reply_queue, ni_k, rep_mean * tf / m->l2c);
     double scale = a.x * r * per_x;
     out->link_util_max = m->hot_load[0] * scale;
     out->link_util_mean = link_mean;

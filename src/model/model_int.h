@@ -158,6 +158,13 @@ long gpuest_model_noc_reused(const gpuest_model_noc_t *m);
  * stall ratio of gpu_model.c); sums (may be NULL) gets the number of sums of b + 1 terms the
  * bisection for the law's parameter took. */
 double gpuest_model_stall_ratio(double mean, double b, double k, int *sums);
+/* mc_port.c: the packets the NI injection queue holds as a blocking threshold for replies of
+ * `flits` flits (inject_queue_flits / flits, at least 1, at most inject_queue), and the MC stall
+ * ratio: P(N > k) on 0..reply_queue + k (fractional k) for the reply-side mean `mean` per MC, times
+ * the stalled share 1 - 1 / service_l2 of the blocked L2 cycles (service_l2: the port's service
+ * time of one reply in L2 cycles). */
+double gpuest_model_ni_packets(int inject_queue, int inject_queue_flits, double flits);
+double gpuest_model_mc_stall(double mean, double reply_queue, double k, double service_l2);
 /* gpuest_model_noc_eval_warm without the per-class latencies (class_results): the saturation
  * search reads the utilisation and the saturated flag alone (noc_saturation.c). */
 gpuest_err gpuest_model_noc_eval_probe(gpuest_model_noc_t *m, double scale, const gpuest_model_params_t *params,
