@@ -143,6 +143,9 @@ int cli_cmd_estimate(int argc, char **argv)
                    use->l1_merge_share[0], use->l1_merge_share[use->l1_merge_windows - 1],
                    o.cc.cfg.technique.warppool_queues, est.raw.pool_occupancy, est.raw.pool_merge_share,
                    use->l1_hit_extra_latency);
+        if (use && use->ldst_pool_lines > 0)
+            printf("technique transform: WarpPool's LD/ST unblocking, %.2f core cycles of compute dependences a "
+                   "customer cycle run while its loads wait in the pool\n", est.raw.pool_overlap);
         if (est.extrapolated)
             printf("note: %s; the interval may not hold\n", est.why);
     } else {

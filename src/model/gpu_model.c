@@ -863,6 +863,9 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
      * landscape (fifth session)".) */
     sign_step_t step_miss = {1.0, 0.0}, step_n = {1.0, 0.0};
     int flips = 0, it;
+    /* WarpPool's LD/ST unblocking (ldst_pool.c): the warp's compute dependences overlap its wait
+     * for the L1 port, taken off its own-warp delay; damped like the scoreboard's feedbacks */
+    double pool_lines = t && ldst && t->ldst_pool_lines > 0 ? t->ldst_pool_lines : 0.0, ovl = 0.0;
     for (it = 1; it <= 100; it++) {
         /* background utilisation of one replica at the current read throughput x r */
         for (int i = 0; i < ST_COUNT; i++) {
@@ -925,6 +928,13 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
                 double n_lo = n < 1.0 ? n : 1.0, n_hi = k.n > 1.0 ? k.n : 1.0;
                 n += 0.5 * sign_step(&step_n, nn - n) * (nn - n);
                 n = n < n_lo ? n_lo : (n > n_hi ? n_hi : n);
+            }
+            if (pool_lines > 0 && k.dep > 0) {
+                double wait = a.r[ST_LDST] - r * (lines_per_read + wpr);
+                double on = gpuest_model_pool_overlap(pool_lines, a.q[ST_LDST] * r * (lines_all + wpr), wait, k.dep);
+                dchange += fabs(on - ovl) / k.dep;
+                ovl += 0.5 * (on - ovl);
+                st[ST_HIT].demand = k.hit + k.dep - ovl;
             }
         }
         if (dchange < 1e-6 && xchange < 1e-7)
@@ -991,5 +1001,6 @@ gpuest_err gpuest_gpu_model_solve(gpuest_gpu_model_t *m, const gpuest_model_work
         out->ldst_queue_lines = a.q[ST_LDST] * r * (lines_all + wpr);
         out->ldst_line_rate = a.x / S * r * (lines_all + wpr);
     }
+    out->pool_overlap = ovl;
     return GPUEST_OK;
 }

@@ -417,6 +417,10 @@ typedef struct {
      * (i < l1_merge_windows; 0 = identity). warppool_rule.c takes it at the pool's occupancy as
      * l1_miss_scale. */
     double l1_pool_miss_scale[GPUEST_MODEL_MERGE_WINDOWS];
+    /* WarpPool's LD/ST unblocking (ldst_pool.c): the pool's queues, each taking one line request
+     * that would otherwise wait at the in-order LD/ST unit (warppool_rule.c sets
+     * technique.warppool_queues; 0: no pool, the unit blocks the warps as measured). */
+    double ldst_pool_lines;
 } gpuest_model_transform_t;
 
 /* Decision rules of the adaptive compressed L1 (l1c_rule.c). */
@@ -497,11 +501,20 @@ typedef struct {
     /* Compressed L1's decompression queue (l1c_queue.c): mean core cycles per compressed hit (eq. 3's
      * lat x (p + 1)) and compressed hits per core cycle per SM at the fixed point; 0 without one. */
     double l1_dq_wait, l1_dq_rate;
+    /* WarpPool's LD/ST unblocking: core cycles per customer cycle of the warp's compute dependences
+     * run while its loads wait in the pool for the L1 port (ldst_pool.c); 0 without a pool. */
+    double pool_overlap;
 } gpuest_gpu_estimate_t;
 
 /* WarpPool: the merged share at a pool of `queues` queues, log-linear between the measured sizes
  * 1, 2, 4, ... (warppool_rule.c; exposed for the tests). */
 double gpuest_model_merge_share_at(const gpuest_model_transform_t *t, double queues);
+
+/* WarpPool's LD/ST unblocking (ldst_pool.c; exposed for the tests): core cycles per customer cycle
+ * a warp saves when a pool of pool_lines queues takes the line requests that wait at the LD/ST unit
+ * (waiting_lines of them per SM, its wait port_wait beyond its own insertion cycles) and it runs its
+ * compute dependences (dep) meanwhile: min(port_wait, dep) x min(1, pool_lines / waiting_lines). */
+double gpuest_model_pool_overlap(double pool_lines, double waiting_lines, double port_wait, double dep);
 
 /* The candidate the adaptive compressed L1's rule (t->l1c_rule) picks, given each candidate's
  * estimate est[i] and the workload's measured L1 hit rate and latency tolerance factors

@@ -45,6 +45,7 @@ gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpu
         out->pool_merge_share += t * e[k].pool_merge_share;
         out->l1_dq_wait += t * e[k].l1_dq_wait;
         out->l1_dq_rate += t * e[k].l1_dq_rate;
+        out->pool_overlap += t * e[k].pool_overlap;
         if (t > longest) { /* an adaptive L1's choice: the one of the phase that takes the most time */
             longest = t;
             out->l1c_choice = e[k].l1c_choice;
@@ -85,6 +86,7 @@ gpuest_err gpuest_model_combine_phases(const gpuest_model_phase_t *ph, const gpu
     out->pool_merge_share /= time;
     out->l1_dq_wait /= time;
     out->l1_dq_rate /= time;
+    out->pool_overlap /= time;
     return GPUEST_OK;
 }
 

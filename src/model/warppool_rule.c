@@ -56,6 +56,7 @@ gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model
     gpuest_model_transform_t t0 = *t;
     t0.l1_merge_windows = 0;
     t0.l1_access_keep = 0.0;
+    t0.ldst_pool_lines = 0.0; /* the first solve: the pool-less unit's queue */
     gpuest_gpu_estimate_t first;
     GPUEST_TRY(gpuest_gpu_model_solve(m, w, &t0, p, &first, err));
     double lat = t->l1_hit_extra_latency > 0 ? t->l1_hit_extra_latency : 0.0;
@@ -65,6 +66,8 @@ gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model
     double scale = pool_miss_scale_at(t, w, occ);
     if (scale > 0)
         t0.l1_miss_scale = t->l1_miss_scale > 0 ? t->l1_miss_scale * scale : scale;
+    /* the pool's queues take the line requests that wait at the in-order LD/ST unit (ldst_pool.c) */
+    t0.ldst_pool_lines = t->ldst_pool_lines;
     GPUEST_TRY(gpuest_gpu_model_solve(m, w, &t0, p, out, err));
     out->pool_occupancy = occ;
     out->pool_merge_share = share;

@@ -197,6 +197,7 @@ gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_tra
         for (int i = 0; i < w.n; i++)
             out->l1_merge_share[i] = tech_wpm_merged_share(w.pool[i]);
         out->l1_hit_extra_latency = cfg->technique.warppool_latency;
+        out->ldst_pool_lines = qmax; /* the LD/ST unblocking (src/model/ldst_pool.c) */
         double base = tech_wpl1_miss_rate(w.l1[0]);
         for (int i = 0; i < w.n && base > 0; i++)
             out->l1_pool_miss_scale[i] = tech_wpl1_miss_rate(w.l1[i + 1]) / base;
