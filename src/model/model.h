@@ -630,6 +630,13 @@ gpuest_err gpuest_gpu_predict_grad_phases_at(gpuest_gpu_model_t *m, const gpuest
 /* sqrt(g^T C g) for a gradient g and the fit's parameter covariance C (the delta method). */
 double gpuest_gpu_delta_sd(const gpuest_fit_result_t *fit, const double *grad);
 
+/* The wait for a slot in a DRAM channel's request window (dram_window.c): `slots` servers
+ * (dram.queue_size), each holding a request for `hold` core cycles, offered `rate` requests per core
+ * cycle; Erlang C's mean wait in core cycles, the load capped at GPUEST_MODEL_WINDOW_MAX_LOAD of the
+ * slots. 0 when any argument is not positive. */
+#define GPUEST_MODEL_WINDOW_MAX_LOAD 0.98
+double gpuest_model_dram_window_wait(double rate, double hold, int slots);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,6 +33,10 @@ static gpuest_gpu_estimate_t solve(double turns)
     gpuest_config_t cfg;
     gpuest_error_t err;
     assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    /* fermi's request window of 16 slots (dram_window.c) would bind first at 0.5 turnarounds: 16 /
+     * (100 + (12 + 4 + 8.75) x 700 / 924) = 0.135 requests a core cycle per channel, under the bus's
+     * 924 / 700 / 8.75 = 0.151. A wide window leaves the bus, the term under test, to bind. */
+    cfg.dram.queue_size = 1024;
     gpuest_gpu_model_t *m;
     assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
     gpuest_model_workload_t w;
