@@ -16,6 +16,9 @@ static gpuest_gpu_model_t *model(void)
     gpuest_config_t cfg;
     gpuest_error_t err;
     assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    /* A wide DRAM request window, so that the channels' slots (dram_window.c) do not bound this
+     * miss-heavy workload: the test is about the LD/ST unit, not the DRAM. */
+    cfg.dram.queue_size = 1024;
     gpuest_gpu_model_t *m;
     assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
     return m;
