@@ -23,7 +23,7 @@ static void help(FILE *out)
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
                  "                     [--reference] [--cold] [--bias-check] [--ff-backpressure] [--ff-miss-stalls]\n"
-                 "                     [--ff-l2-split]\n"
+                 "                     [--ff-l2-split] [--ff-gather]\n"
                  "                     [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
@@ -50,6 +50,9 @@ static void help(FILE *out)
                  "                    to the requests that leave the L1 (an L1 hit takes one cycle a line)\n"
                  "  --ff-l2-split     with --ff-backpressure: a line's drawn latency comes from the last\n"
                  "                    unit's L2 hits or L2 misses, as fast-forward's L2 lookup went\n"
+                 "  --ff-gather       fast-forward charges a load that misses n lines the expected slowest of\n"
+                 "                    n of the last unit's miss latencies, not their mean (without\n"
+                 "                    --ff-backpressure, whose draws do that already)\n"
                  "  --csv FILE        one row per unit\n");
 }
 
@@ -120,6 +123,10 @@ int cli_cmd_sample(int argc, char **argv)
         }
         if (cli_args_is(&a, "ff-l2-split")) {
             so.ff_l2_split = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "ff-gather")) {
+            so.ff_gather = 1;
             continue;
         }
         if (cli_args_is(&a, "ff-miss-stalls")) {

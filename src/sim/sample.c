@@ -13,6 +13,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "sample_gather.h"
 #include "sim_int.h"
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o)
@@ -467,6 +468,12 @@ typedef struct {
      * simulation: gemm"). */
     int miss_stalls;
     int slow;          /* gpuest_sample_opts_t.slow_paths */
+    /* gpuest_sample_opts_t.ff_gather (without back-pressure, whose draws take the slowest line
+     * already): a load that misses n lines waits gather_emax[n], the expected slowest of n of the
+     * last unit's miss latencies (sample_gather.c), instead of their mean */
+    int gather, gather_ok;
+    uint32_t *gather_scratch;
+    double gather_emax[GPUEST_GATHER_MAX_LINES + 1];
 } ff_rates_t;
 
 static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
@@ -611,6 +618,9 @@ static void vissue(const sim_gpu_t *g, ff_rates_t *r, int i, size_t k, const vin
         double lat = r->pend.l1_misses > 0 && t->miss_lat > 0 ? t->miss_lat : (double)g->cfg->l1.hit_latency;
         if (r->bp.rng && r->pend.l1_misses > 0 && r->bp.nlat > 0)
             lat = bp_latency(&r->bp, r->pend.l1_misses, r->pend.l2_hits);
+        else if (r->gather_ok && r->pend.l1_misses > 0)
+            lat = r->gather_emax[r->pend.l1_misses < GPUEST_GATHER_MAX_LINES ? r->pend.l1_misses
+                                                                             : GPUEST_GATHER_MAX_LINES];
         done = now + lines + (int64_t)lat;
         if (in->op == GPUEST_MEM_STORE) {
             t->vstore[k] = max_i64(t->vstore[k], done);
@@ -1458,6 +1468,9 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
         if (g->lat_pos > 0)
             bp_take_latencies(g, &r->bp);
     }
+    if (r->gather && g->lat_pos > 0) /* the next fast-forward's load latencies by lines missed */
+        r->gather_ok = gpuest_gather_table(g->lat_ring, (uint32_t)(g->lat_pos < g->lat_cap ? g->lat_pos : g->lat_cap),
+                                           r->gather_scratch, r->gather_emax);
     u->l1_accesses = b.v[SC_l1_accesses] - a.v[SC_l1_accesses];
     u->l1_hits = b.v[SC_l1_hits] - a.v[SC_l1_hits];
     u->l2_accesses = b.v[SC_l2_accesses] - a.v[SC_l2_accesses];
@@ -1652,6 +1665,18 @@ static void bp_free(sim_gpu_t *g, ff_backpressure_t *bp)
     memset(bp, 0, sizeof *bp);
 }
 
+/* gpuest_sample_opts_t.ff_gather: the detailed units' miss latencies go into the ring as for
+ * back-pressure (bp_free frees it), with no random stream. */
+static gpuest_err gather_alloc(sim_gpu_t *g, ff_rates_t *r)
+{
+    r->gather = 1;
+    g->lat_cap = FF_LAT_RING;
+    g->lat_pos = 0;
+    g->lat_ring = calloc(FF_LAT_RING, sizeof *g->lat_ring);
+    r->gather_scratch = calloc(FF_LAT_RING, sizeof *r->gather_scratch);
+    return g->lat_ring && r->gather_scratch ? GPUEST_OK : GPUEST_ENOMEM;
+}
+
 static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest_sample_result_t *out,
                              gpuest_error_t *err)
 {
@@ -1667,6 +1692,8 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     gpuest_err rc = ff_alloc(g, &r);
     if (rc == GPUEST_OK && o->ff_backpressure && !o->reference)
         rc = bp_alloc(g, &r.bp, o->seed);
+    if (rc == GPUEST_OK && o->ff_gather && !o->ff_backpressure && !o->reference)
+        rc = gather_alloc(g, &r);
     r.bp.split = o->ff_l2_split;
     r.miss_stalls = o->ff_miss_stalls;
     r.slow = o->slow_paths;
@@ -1678,6 +1705,7 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     out->ff_parks_bulk = r.tm.parks_bulk;
     out->ff_parks_list = r.tm.parks_list;
     ff_free(&r);
+    free(r.gather_scratch);
     bp_free(g, &r.bp);
     return rc;
 }

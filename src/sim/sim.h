@@ -418,6 +418,10 @@ typedef struct {
                            * through warp_next instruction by instruction, fast-forward's attention of every SM
                            * computed afresh in its turn, and its LD/ST hold pass run after every memory
                            * instruction (tests/study/test_sample_speed.c compares the two) */
+    int ff_gather;        /* 1 (without ff_backpressure): a load that misses the L1 in n lines waits the
+                           * expected slowest of n of the last unit's L1 miss latencies instead of their
+                           * mean, so gathers take as long in fast-forward as in detail (`gpuest sample
+                           * --ff-gather`; docs/estimator.md, "Sampled simulation: the lock-step schedule") */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
