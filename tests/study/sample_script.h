@@ -112,4 +112,46 @@ static inline void sample_script_one(gpuest_sim_source_t *src, sample_script_t *
     sample_script_source(src, s, sample_script_one_launch, warp_next);
 }
 
+/* The small sampling plan the scripted-kernel tests share: 8 units of unit_insts warp instructions,
+ * 1000 warming cycles, 2 AMAT windows. */
+static inline void sample_script_opts(gpuest_sample_opts_t *o, uint64_t unit_insts, uint64_t seed)
+{
+    gpuest_sample_opts_default(o);
+    o->units = 8;
+    o->unit_insts = unit_insts;
+    o->warm_cycles = 1000;
+    o->warm_amats = 2;
+    o->seed = seed;
+}
+
+/* Samples one scripted launch on fermi with plan o (two copies of the source: the sampled run and
+ * its functional warming). */
+static inline gpuest_err sample_script_run(const gpuest_sample_opts_t *o, const char *name, uint32_t ctas,
+                                           uint32_t warps, uint32_t iters,
+                                           gpuest_err (*warp_next)(void *, void *, gpuest_inst_t *, gpuest_error_t *),
+                                           gpuest_sample_result_t *r, gpuest_error_t *err)
+{
+    gpuest_config_t cfg;
+    gpuest_err rc = gpuest_config_preset(&cfg, "fermi", err);
+    if (rc != GPUEST_OK)
+        return rc;
+    sample_script_t a, b;
+    gpuest_sim_source_t sa, sb;
+    sample_script_one(&sa, &a, name, ctas, warps, iters, warp_next);
+    sample_script_one(&sb, &b, name, ctas, warps, iters, warp_next);
+    return gpuest_sim_sample(&cfg, &sa, &sb, o, r, err);
+}
+
+/* IPC of the middle (non-census) units: their thread instructions over their cycles. */
+static inline double sample_script_middle_ipc(const gpuest_sample_result_t *r)
+{
+    uint64_t c = 0, t = 0;
+    for (size_t i = 0; i < r->num_units; i++)
+        if (!r->units[i].census) {
+            c += r->units[i].cycles;
+            t += r->units[i].thread_insts;
+        }
+    return c ? (double)t / (double)c : 0.0;
+}
+
 #endif

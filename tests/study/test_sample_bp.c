@@ -66,33 +66,17 @@ static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_err
     return GPUEST_OK;
 }
 
-static void script_source(gpuest_sim_source_t *src, script_t *s, uint32_t ctas, uint32_t iters)
-{
-    sample_script_one(src, s, "stream_use", ctas, WARPS, iters, warp_next);
-}
-
 #define CTAS 450u
 #define ITERS 100u
 
 static void sample(int reference, int bp, gpuest_sample_result_t *r)
 {
-    gpuest_config_t cfg;
     gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
     gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 3000;
-    o.warm_cycles = 1000;
-    o.warm_amats = 2;
-    o.seed = 5;
+    sample_script_opts(&o, 3000, 5);
     o.reference = reference;
     o.ff_backpressure = bp;
-    script_t a, b;
-    gpuest_sim_source_t sa, sb;
-    script_source(&sa, &a, CTAS, ITERS);
-    script_source(&sb, &b, CTAS, ITERS);
-    if (gpuest_sim_sample(&cfg, &sa, &sb, &o, r, &err) != GPUEST_OK)
+    if (sample_script_run(&o, "stream_use", CTAS, WARPS, ITERS, warp_next, r, &err) != GPUEST_OK)
         fail_msg("%s", err.msg);
 }
 

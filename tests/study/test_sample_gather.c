@@ -88,36 +88,13 @@ static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_err
 
 static void sample(int reference, int gather, gpuest_sample_result_t *r)
 {
-    gpuest_config_t cfg;
     gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
     gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 2000;
-    o.warm_cycles = 1000;
-    o.warm_amats = 2;
-    o.seed = 5;
+    sample_script_opts(&o, 2000, 5);
     o.reference = reference;
     o.ff_gather = gather;
-    sample_script_t a, b;
-    gpuest_sim_source_t sa, sb;
-    sample_script_one(&sa, &a, "gather_stream", CTAS, WARPS, ITERS, warp_next);
-    sample_script_one(&sb, &b, "gather_stream", CTAS, WARPS, ITERS, warp_next);
-    if (gpuest_sim_sample(&cfg, &sa, &sb, &o, r, &err) != GPUEST_OK)
+    if (sample_script_run(&o, "gather_stream", CTAS, WARPS, ITERS, warp_next, r, &err) != GPUEST_OK)
         fail_msg("%s", err.msg);
-}
-
-/* Thread instructions over cycles, summed over the middle units. */
-static double middle_ipc(const gpuest_sample_result_t *r)
-{
-    double ti = 0, cy = 0;
-    for (size_t i = 0; i < r->num_units; i++)
-        if (!r->units[i].census) {
-            ti += (double)r->units[i].thread_insts;
-            cy += (double)r->units[i].cycles;
-        }
-    return cy > 0 ? ti / cy : 0.0;
 }
 
 static void gather_latency_brings_units_to_the_exact_ones(void **state)
@@ -130,7 +107,7 @@ static void gather_latency_brings_units_to_the_exact_ones(void **state)
     assert_int_equal(gat.num_units, ref.num_units);
     assert_true(gat.ff_warp_insts > gat.detailed_warp_insts); /* most of the kernel was fast-forwarded */
     assert_true(gat.ff_schedule_hash != plain.ff_schedule_hash);
-    double xr = middle_ipc(&ref), xp = middle_ipc(&plain), xg = middle_ipc(&gat);
+    double xr = sample_script_middle_ipc(&ref), xp = sample_script_middle_ipc(&plain), xg = sample_script_middle_ipc(&gat);
     printf("middle units' IPC: exact %.3f, fast-forward %.3f (%+.2f %%), with ff_gather %.3f (%+.2f %%)\n", xr,
            xp, 100 * (xp / xr - 1), xg, 100 * (xg / xr - 1));
     assert_true(fabs(xg / xr - 1) < fabs(xp / xr - 1));

@@ -75,11 +75,6 @@ static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_err
     return GPUEST_OK;
 }
 
-static void script_source(gpuest_sim_source_t *src, script_t *s, uint32_t ctas, uint32_t iters)
-{
-    sample_script_one(src, s, "shared_use", ctas, WARPS, iters, warp_next);
-}
-
 #define CTAS 450u
 #define ITERS 60u
 
@@ -87,38 +82,15 @@ enum { EXACT, BP, BP_STALLS, BP_SPLIT, BP_BOTH };
 
 static void sample(int mode, uint64_t seed, gpuest_sample_result_t *r)
 {
-    gpuest_config_t cfg;
     gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
     gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 3000;
-    o.warm_cycles = 1000;
-    o.warm_amats = 2;
-    o.seed = seed;
+    sample_script_opts(&o, 3000, seed);
     o.reference = mode == EXACT;
     o.ff_backpressure = mode != EXACT;
     o.ff_miss_stalls = mode == BP_STALLS || mode == BP_BOTH;
     o.ff_l2_split = mode == BP_SPLIT || mode == BP_BOTH;
-    script_t a, b;
-    gpuest_sim_source_t sa, sb;
-    script_source(&sa, &a, CTAS, ITERS);
-    script_source(&sb, &b, CTAS, ITERS);
-    if (gpuest_sim_sample(&cfg, &sa, &sb, &o, r, &err) != GPUEST_OK)
+    if (sample_script_run(&o, "shared_use", CTAS, WARPS, ITERS, warp_next, r, &err) != GPUEST_OK)
         fail_msg("%s", err.msg);
-}
-
-/* IPC of the middle (non-census) units: their thread instructions over their cycles. */
-static double middle_ipc(const gpuest_sample_result_t *r)
-{
-    uint64_t c = 0, t = 0;
-    for (size_t i = 0; i < r->num_units; i++)
-        if (!r->units[i].census) {
-            c += r->units[i].cycles;
-            t += r->units[i].thread_insts;
-        }
-    return c ? (double)t / (double)c : 0.0;
 }
 
 static void stalls_charged_to_misses_restore_the_pace(void **state)
@@ -130,7 +102,7 @@ static void stalls_charged_to_misses_restore_the_pace(void **state)
     sample(BP_STALLS, 1, &mg);
     assert_int_equal(mg.num_units, ref.num_units);
     assert_true(mg.ff_warp_insts > mg.detailed_warp_insts); /* most of the kernel was fast-forwarded */
-    double e = middle_ipc(&ref), b = middle_ipc(&bp), m = middle_ipc(&mg);
+    double e = sample_script_middle_ipc(&ref), b = sample_script_middle_ipc(&bp), m = sample_script_middle_ipc(&mg);
     printf("IPC of the middle units: exact %.1f, back-pressure %.1f, stalls charged to misses %.1f\n", e, b, m);
     assert_true(e > 0);
     assert_true(b > 1.8 * e);              /* the kernel shows the defect */
