@@ -22,8 +22,8 @@ static void help(FILE *out)
     fprintf(out, "usage: gpuest sample [--workload W] [--scale S] [--seed N] [machine]\n"
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
-                 "                     [--reference] [--cold] [--bias-check] [--ff-backpressure] [--ff-miss-stalls]\n"
-                 "                     [--ff-l2-split] [--ff-gather]\n"
+                 "                     [--reference] [--cold] [--bias-check] [--ff-plain] [--ff-backpressure]\n"
+                 "                     [--ff-miss-stalls] [--ff-l2-split] [--ff-gather]\n"
                  "                     [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
@@ -44,15 +44,19 @@ static void help(FILE *out)
                  "  --reference       run the gaps between units in detail (same units: the per-unit truth)\n"
                  "  --cold            fast-forward without functional warming (an experiment)\n"
                  "  --bias-check      rerun with twice the warming; passed if IPC moves less than the half-width\n"
+                 "fast-forward: by default with the three options below (back-pressure, miss stalls, L2\n"
+                 "split); --ff-plain starts from the plain schedule, and the options given add onto it\n"
+                 "  --ff-plain        the plain fast-forward (the default before; each warp issues at the\n"
+                 "                    latency-bound pace, a miss waits the mean latency)\n"
                  "  --ff-backpressure fast-forward with the last unit's LD/ST occupancy and miss latencies\n"
                  "                    (the memory system's back-pressure; docs/estimator.md)\n"
                  "  --ff-miss-stalls  with --ff-backpressure: the LD/ST unit's stall cycles are charged only\n"
                  "                    to the requests that leave the L1 (an L1 hit takes one cycle a line)\n"
                  "  --ff-l2-split     with --ff-backpressure: a line's drawn latency comes from the last\n"
                  "                    unit's L2 hits or L2 misses, as fast-forward's L2 lookup went\n"
-                 "  --ff-gather       fast-forward charges a load that misses n lines the expected slowest of\n"
-                 "                    n of the last unit's miss latencies, not their mean (without\n"
-                 "                    --ff-backpressure, whose draws do that already)\n"
+                 "  --ff-gather       the plain fast-forward charging a load that misses n lines the expected\n"
+                 "                    slowest of n of the last unit's miss latencies, not their mean (implies\n"
+                 "                    --ff-plain; with --ff-backpressure it has no effect: its draws do that)\n"
                  "  --csv FILE        one row per unit\n");
 }
 
@@ -94,6 +98,8 @@ int cli_cmd_sample(int argc, char **argv)
     int have_sample_seed = 0;
     double conf = 0.997, target = 0.0;
     int compare = 0, bias_check = 0;
+    /* the fast-forward options given; with --ff-plain (or --ff-gather) they add onto the plain schedule */
+    int ff_plain = 0, ff_bp = 0, ff_ms = 0, ff_l2 = 0;
     long lv;
     gpuest_sample_opts_t so;
     gpuest_sample_opts_default(&so);
@@ -117,12 +123,16 @@ int cli_cmd_sample(int argc, char **argv)
             so.reference = 1;
             continue;
         }
+        if (cli_args_is(&a, "ff-plain")) {
+            ff_plain = 1;
+            continue;
+        }
         if (cli_args_is(&a, "ff-backpressure")) {
-            so.ff_backpressure = 1;
+            ff_bp = 1;
             continue;
         }
         if (cli_args_is(&a, "ff-l2-split")) {
-            so.ff_l2_split = 1;
+            ff_l2 = 1;
             continue;
         }
         if (cli_args_is(&a, "ff-gather")) {
@@ -130,7 +140,7 @@ int cli_cmd_sample(int argc, char **argv)
             continue;
         }
         if (cli_args_is(&a, "ff-miss-stalls")) {
-            so.ff_miss_stalls = 1;
+            ff_ms = 1;
             continue;
         }
         if (cli_args_is(&a, "cold")) {
@@ -187,6 +197,11 @@ int cli_cmd_sample(int argc, char **argv)
     if (rc != 0)
         return rc;
     so.seed = have_sample_seed ? sample_seed : seed; /* where the units fall; --seed is the input's */
+    if (ff_plain || so.ff_gather) {
+        so.ff_backpressure = ff_bp;
+        so.ff_miss_stalls = ff_ms;
+        so.ff_l2_split = ff_l2;
+    }
     gpuest_error_t err;
     gpuest_error_clear(&err);
     so.progress = cli_progress("sample", 0);

@@ -406,7 +406,9 @@ typedef struct {
                            * the last unit: each line request holds the LD/ST unit for the unit's measured
                            * cycles per line (stalls on full MSHRs or miss queue included), and a load that
                            * misses waits a latency drawn from the unit's own L1 miss latencies instead of
-                           * their mean (`gpuest sample --ff-backpressure`; docs/estimator.md) */
+                           * their mean (`gpuest sample --ff-backpressure`; docs/estimator.md). On by default,
+                           * with ff_miss_stalls and ff_l2_split (gpuest_sample_opts_default; all three 0:
+                           * the plain fast-forward, `gpuest sample --ff-plain`) */
     int ff_miss_stalls;   /* 1 (with ff_backpressure): the LD/ST unit's stall cycles are measured per request
                            * that left the L1 (L1 misses, stores, atomics) and charged to those only; an L1
                            * hit holds it one cycle a line (`gpuest sample --ff-miss-stalls`; docs/estimator.md,

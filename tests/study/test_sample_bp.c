@@ -75,7 +75,10 @@ static void sample(int reference, int bp, gpuest_sample_result_t *r)
     gpuest_sample_opts_t o;
     sample_script_opts(&o, 3000, 5);
     o.reference = reference;
+    /* back-pressure alone against the plain schedule (the sampler's default has all three options) */
     o.ff_backpressure = bp;
+    o.ff_miss_stalls = 0;
+    o.ff_l2_split = 0;
     if (sample_script_run(&o, "stream_use", CTAS, WARPS, ITERS, warp_next, r, &err) != GPUEST_OK)
         fail_msg("%s", err.msg);
 }

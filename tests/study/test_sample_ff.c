@@ -17,7 +17,9 @@
  *      so the restart shows): 0.73 with the previous fast-forward (credit by CTA age rank, CTAs
  *      spread evenly over their instructions), 1.67 with the timed schedule whose virtual loads
  *      all complete when fast-forward ends, 1.14 with their remaining waits carried into the
- *      scoreboard. Asserted: within 20 %. */
+ *      scoreboard. Asserted: within 20 %, with the plain schedule requested explicitly (it is no longer
+ *      the sampler's default; the default's three options give 1.53 on this kernel).
+ *   Check 1 runs with the sampler's default (back-pressure, miss stalls, L2 split: 235 write-backs). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -247,6 +249,9 @@ static void timed_schedule_keeps_ctas_at_their_waits(void **state)
     base_opts(&o, 1);
     sample(1, 1200, 24, &o, &ref);
     base_opts(&o, 0);
+    /* the plain schedule, whose carried waits this test measured (the sampler's default, back-pressure
+     * with miss stalls and L2-split draws, gives 1.53 here, not traced; docs/estimator.md) */
+    o.ff_backpressure = o.ff_miss_stalls = o.ff_l2_split = 0;
     sample(1, 1200, 24, &o, &s);
     assert_int_equal(s.num_units, ref.num_units);
     assert_true(s.ff_warp_insts > s.detailed_warp_insts);

@@ -92,6 +92,8 @@ static void sample(int reference, int gather, gpuest_sample_result_t *r)
     gpuest_sample_opts_t o;
     sample_script_opts(&o, 2000, 5);
     o.reference = reference;
+    /* ff_gather is an option of the plain schedule (the sampler's default takes back-pressure's draws) */
+    o.ff_backpressure = o.ff_miss_stalls = o.ff_l2_split = 0;
     o.ff_gather = gather;
     if (sample_script_run(&o, "gather_stream", CTAS, WARPS, ITERS, warp_next, r, &err) != GPUEST_OK)
         fail_msg("%s", err.msg);

@@ -157,10 +157,41 @@ static void run_hybrid_with_calibration(void **state)
     assert_non_null(strstr(out, "not hotspot on mesh56"));
 }
 
+/* gpuest sample's fast-forward flags: the default is the three options (back-pressure, miss stalls, L2
+ * split; docs/estimator.md, "Sampled simulation: the default fast-forward switched?"), --ff-plain
+ * reaches the plain schedule, options given with it add onto it, and --ff-gather implies it. Compared
+ * through the units' --csv (no timings in it): fails when the default is not the three options, when
+ * --ff-plain clears nothing, or when --ff-gather runs on back-pressure's schedule. */
+static void sample_fast_forward_flags(void **state)
+{
+    (void)state;
+    const char *flags[] = {"", "--ff-backpressure --ff-miss-stalls --ff-l2-split",
+                           "--ff-plain --ff-backpressure --ff-miss-stalls --ff-l2-split", "--ff-plain",
+                           "--ff-plain --ff-backpressure", "--ff-gather", "--ff-plain --ff-gather"};
+    enum { N = sizeof flags / sizeof flags[0] };
+    char csv[N][256], args[1024];
+    for (int i = 0; i < N; i++) {
+        snprintf(csv[i], sizeof csv[i], "%s/ff_%d_%d.csv", GPUEST_BINARY_DIR, (int)getpid(), i);
+        snprintf(args, sizeof args, "sample --preset fermi --workload spmv --scale tiny --units 6 --unit-insts 300 "
+                 "--warm 200 %s --csv %s", flags[i], csv[i]);
+        assert_int_equal(run_gpuest(args, out, sizeof out), 0);
+    }
+    assert_true(test_files_equal(csv[0], csv[1]));  /* the default is the three options */
+    assert_true(test_files_equal(csv[0], csv[2]));  /* ... which --ff-plain plus the three gives back */
+    assert_false(test_files_equal(csv[0], csv[3])); /* the plain schedule differs */
+    assert_false(test_files_equal(csv[3], csv[4])); /* back-pressure alone: neither plain ... */
+    assert_false(test_files_equal(csv[0], csv[4])); /* ... nor the three */
+    assert_true(test_files_equal(csv[5], csv[6]));  /* --ff-gather implies --ff-plain */
+    assert_false(test_files_equal(csv[0], csv[5]));
+    for (int i = 0; i < N; i++)
+        remove(csv[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(estimate_point_and_batch), cmocka_unit_test(malformed_calibration),
                                        cmocka_unit_test(stale_calibration_warns), cmocka_unit_test(validate_and_sample),
-                                       cmocka_unit_test(run_hybrid_with_calibration)};
+                                       cmocka_unit_test(run_hybrid_with_calibration),
+                                       cmocka_unit_test(sample_fast_forward_flags)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
