@@ -169,7 +169,7 @@ static void sample_fast_forward_flags(void **state)
                            "--ff-plain --ff-backpressure --ff-miss-stalls --ff-l2-split", "--ff-plain",
                            "--ff-plain --ff-backpressure", "--ff-gather", "--ff-plain --ff-gather"};
     enum { N = sizeof flags / sizeof flags[0] };
-    char csv[N][256], args[1024];
+    char csv[N][256], args[4096]; /* args: room for any csv[i] the compiler assumes */
     for (int i = 0; i < N; i++) {
         snprintf(csv[i], sizeof csv[i], "%s/ff_%d_%d.csv", GPUEST_BINARY_DIR, (int)getpid(), i);
         snprintf(args, sizeof args, "sample --preset fermi --workload spmv --scale tiny --units 6 --unit-insts 300 "
