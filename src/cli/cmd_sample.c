@@ -23,7 +23,7 @@ static void help(FILE *out)
                  "                     [--units N] [--unit-insts N] [--warm CYCLES] [--confidence C]\n"
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
                  "                     [--reference] [--cold] [--bias-check] [--ff-plain] [--ff-backpressure]\n"
-                 "                     [--ff-miss-stalls] [--ff-l2-split] [--ff-gather]\n"
+                 "                     [--ff-miss-stalls] [--ff-l2-split] [--ff-gather] [--ff-pool K]\n"
                  "                     [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
@@ -57,6 +57,8 @@ static void help(FILE *out)
                  "  --ff-gather       the plain fast-forward charging a load that misses n lines the expected\n"
                  "                    slowest of n of the last unit's miss latencies, not their mean (implies\n"
                  "                    --ff-plain; with --ff-backpressure it has no effect: its draws do that)\n"
+                 "  --ff-pool K       with back-pressure: its LD/ST hold and latency draws from the last K\n"
+                 "                    units together, not the last alone (0: off, the default)\n"
                  "  --csv FILE        one row per unit\n");
 }
 
@@ -176,6 +178,10 @@ int cli_cmd_sample(int argc, char **argv)
             if (cli_parse_u64(CMD, "unit-insts", v, &ull))
                 return 2;
             so.unit_insts = ull;
+        } else if (cli_args_is(&a, "ff-pool")) {
+            if (cli_parse_int(CMD, "ff-pool", v, 0, 64, &lv))
+                return 2;
+            so.ff_pool = (int)lv;
         } else if (cli_args_is(&a, "warm")) {
             if (cli_parse_u64(CMD, "warm", v, &ull))
                 return 2;

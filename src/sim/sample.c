@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "sample_gather.h"
+#include "sample_pool.h"
 #include "sim_int.h"
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o)
@@ -481,6 +482,10 @@ typedef struct {
     int gather, gather_ok;
     uint32_t *gather_scratch;
     double gather_emax[GPUEST_GATHER_MAX_LINES + 1];
+    /* gpuest_sample_opts_t.ff_pool (with back-pressure): the last K units' rates (k 0: off), and
+     * room for their latencies together */
+    gpuest_ff_pool_t pool;
+    uint32_t *pool_buf;
 } ff_rates_t;
 
 static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
@@ -1348,14 +1353,14 @@ static double cta_spread(const sim_gpu_t *g)
 
 /* The last unit's miss latencies for back-pressure's draws (ff_backpressure_t): all of them, and
  * with split by the L2's outcome (the ring's top bit, sm.c). */
-static void bp_take_latencies(const sim_gpu_t *g, ff_backpressure_t *bp)
+static void bp_take_latencies(const uint32_t *ring, uint32_t n, ff_backpressure_t *bp)
 {
-    bp->nlat = (uint32_t)(g->lat_pos < g->lat_cap ? g->lat_pos : g->lat_cap);
+    bp->nlat = n;
     bp->nhit = bp->nmiss = 0;
     for (uint32_t j = 0; j < bp->nlat; j++) {
-        uint32_t x = g->lat_ring[j] & 0x7FFFFFFFu;
+        uint32_t x = ring[j] & 0x7FFFFFFFu;
         bp->lat[j] = x;
-        if (bp->split && g->lat_ring[j] >> 31)
+        if (bp->split && ring[j] >> 31)
             bp->lat_miss[bp->nmiss++] = x;
         else if (bp->split)
             bp->lat_hit[bp->nhit++] = x;
@@ -1467,13 +1472,24 @@ static gpuest_err run_unit(sim_gpu_t *g, const kpos_t *p, uint64_t target, uint6
         double stalls = (double)(b.v[SC_l1_mshr_stalls] - a.v[SC_l1_mshr_stalls] + b.v[SC_l1_missq_stalls] -
                                  a.v[SC_l1_missq_stalls]);
         double sent = (double)(b.v[SC_read_reqs] - a.v[SC_read_reqs] + b.v[SC_write_reqs] - a.v[SC_write_reqs]);
-        if (r->miss_stalls) { /* stall cycles per request that left the L1 */
-            if (sent > 0)
-                r->tm.ldst_occ = 1.0 + stalls / sent;
-        } else if (lines > 0)
-            r->tm.ldst_occ = 1.0 + stalls / lines;
-        if (g->lat_pos > 0)
-            bp_take_latencies(g, &r->bp);
+        uint32_t nring = (uint32_t)(g->lat_pos < g->lat_cap ? g->lat_pos : g->lat_cap);
+        if (r->pool.k > 0) { /* gpuest_sample_opts_t.ff_pool: the rates of the last K units together */
+            gpuest_ff_pool_push(&r->pool, stalls, r->miss_stalls ? sent : lines, g->lat_ring, nring);
+            double occ = gpuest_ff_pool_occ(&r->pool);
+            if (occ > 0)
+                r->tm.ldst_occ = occ;
+            uint32_t m = gpuest_ff_pool_latencies(&r->pool, r->pool_buf);
+            if (m > 0)
+                bp_take_latencies(r->pool_buf, m, &r->bp);
+        } else {
+            if (r->miss_stalls) { /* stall cycles per request that left the L1 */
+                if (sent > 0)
+                    r->tm.ldst_occ = 1.0 + stalls / sent;
+            } else if (lines > 0)
+                r->tm.ldst_occ = 1.0 + stalls / lines;
+            if (g->lat_pos > 0)
+                bp_take_latencies(g->lat_ring, nring, &r->bp);
+        }
     }
     if (r->gather && g->lat_pos > 0) /* the next fast-forward's load latencies by lines missed */
         r->gather_ok = gpuest_gather_table(g->lat_ring, (uint32_t)(g->lat_pos < g->lat_cap ? g->lat_pos : g->lat_cap),
@@ -1645,8 +1661,9 @@ static gpuest_err sample_launches(sim_gpu_t *g, const gpuest_sample_opts_t *o, f
 
 /* Back-pressure's state: its own generator stream (seeded from the sampler's seed, so the units'
  * positions are the same with and without it) and the simulator's ring of miss latencies. */
-static gpuest_err bp_alloc(sim_gpu_t *g, ff_backpressure_t *bp, uint64_t seed)
+static gpuest_err bp_alloc(sim_gpu_t *g, ff_backpressure_t *bp, uint64_t seed, int units)
 {
+    size_t room = (size_t)FF_LAT_RING * (size_t)(units > 1 ? units : 1); /* the pooled units' latencies */
     gpuest_rng_t *root = NULL;
     if (gpuest_rng_create(seed, &root) != GPUEST_OK)
         return GPUEST_ENOMEM;
@@ -1655,9 +1672,9 @@ static gpuest_err bp_alloc(sim_gpu_t *g, ff_backpressure_t *bp, uint64_t seed)
     g->lat_cap = FF_LAT_RING;
     g->lat_pos = 0;
     g->lat_ring = calloc(FF_LAT_RING, sizeof *g->lat_ring);
-    bp->lat = calloc(FF_LAT_RING, sizeof *bp->lat);
-    bp->lat_hit = calloc(FF_LAT_RING, sizeof *bp->lat_hit);
-    bp->lat_miss = calloc(FF_LAT_RING, sizeof *bp->lat_miss);
+    bp->lat = calloc(room, sizeof *bp->lat);
+    bp->lat_hit = calloc(room, sizeof *bp->lat_hit);
+    bp->lat_miss = calloc(room, sizeof *bp->lat_miss);
     return rc == GPUEST_OK && g->lat_ring && bp->lat && bp->lat_hit && bp->lat_miss ? GPUEST_OK : GPUEST_ENOMEM;
 }
 
@@ -1698,7 +1715,12 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     r.cold = o->cold;
     gpuest_err rc = ff_alloc(g, &r);
     if (rc == GPUEST_OK && o->ff_backpressure && !o->reference)
-        rc = bp_alloc(g, &r.bp, o->seed);
+        rc = bp_alloc(g, &r.bp, o->seed, o->ff_pool);
+    if (rc == GPUEST_OK && o->ff_backpressure && !o->reference && o->ff_pool > 0) {
+        rc = gpuest_ff_pool_init(&r.pool, o->ff_pool, FF_LAT_RING);
+        r.pool_buf = rc == GPUEST_OK ? calloc((size_t)o->ff_pool * FF_LAT_RING, sizeof *r.pool_buf) : NULL;
+        rc = r.pool_buf ? rc : GPUEST_ENOMEM;
+    }
     if (rc == GPUEST_OK && o->ff_gather && !o->ff_backpressure && !o->reference)
         rc = gather_alloc(g, &r);
     r.bp.split = o->ff_l2_split;
@@ -1714,6 +1736,8 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     ff_free(&r);
     free(r.gather_scratch);
     bp_free(g, &r.bp);
+    gpuest_ff_pool_free(&r.pool);
+    free(r.pool_buf);
     return rc;
 }
 

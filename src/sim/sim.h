@@ -424,6 +424,11 @@ typedef struct {
                            * expected slowest of n of the last unit's L1 miss latencies instead of their
                            * mean, so gathers take as long in fast-forward as in detail (`gpuest sample
                            * --ff-gather`; docs/estimator.md, "Sampled simulation: the lock-step schedule") */
+    int ff_pool;          /* K >= 1 (with ff_backpressure): back-pressure's hold per request and latency draws come
+                           * from the last K detailed units together (sum of stalls over sum of requests; the K
+                           * units' latencies in one pool) instead of the last unit alone; 0: off (the last unit,
+                           * as K = 1) (`gpuest sample --ff-pool K`; docs/estimator.md, "Back-pressure rates
+                           * pooled over units") */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
