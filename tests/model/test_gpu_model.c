@@ -8,18 +8,7 @@
 #include <cmocka.h>
 
 #include "model/model.h"
-
-static void workload(gpuest_model_workload_t *w)
-{
-    memset(w, 0, sizeof *w);
-    w->insts_per_request = 8.0;
-    w->l1_hit_rate = 0.2;
-    w->l2_hit_rate = 0.5;
-    w->dram_per_request = 0.5;
-    w->row_hit_rate = 0.5;
-    w->write_fraction = 0.1;
-    w->threads_per_warp_inst = 32;
-}
+#include "model_workload.h"
 
 static gpuest_gpu_model_t *model(const char *set)
 {
@@ -53,7 +42,7 @@ static void compression_effects(void **state)
     (void)state;
     gpuest_gpu_model_t *m = model("noc.flit_bytes=16");
     gpuest_model_workload_t w;
-    workload(&w);
+    plain_workload(&w, 8.0, 0.2);
     gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
     gpuest_error_t err;
     gpuest_gpu_estimate_t base, same, comp, slow;
@@ -93,8 +82,8 @@ static void l1_compression_fields(void **state)
     snprintf(kv, sizeof kv, "l1.hit_latency=%d", cfg.l1.hit_latency + 2);
     gpuest_gpu_model_t *m = model(NULL), *slow = model(kv);
     gpuest_model_workload_t w, w6;
-    workload(&w);
-    workload(&w6);
+    plain_workload(&w, 8.0, 0.2);
+    plain_workload(&w6, 8.0, 0.2);
     w6.l1_hit_rate = 0.6;
     w6.insts_per_request = 8.0 / 0.55;
     w6.write_fraction = 0.1 / 0.55;
@@ -125,7 +114,7 @@ static void coalescing_halves_injection(void **state)
     (void)state;
     gpuest_gpu_model_t *m = model("noc.flit_bytes=16");
     gpuest_model_workload_t w;
-    workload(&w);
+    plain_workload(&w, 8.0, 0.2);
     w.write_fraction = 0.0;
     gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
     gpuest_error_t err;
@@ -149,7 +138,7 @@ static void population_monotone(void **state)
     (void)state;
     gpuest_gpu_model_t *m = model(NULL);
     gpuest_model_workload_t w;
-    workload(&w);
+    plain_workload(&w, 8.0, 0.2);
     gpuest_error_t err;
     double last = 0.0;
     for (double a = 0.05; a <= 1.0; a *= 2) {
@@ -178,7 +167,7 @@ static void sub_partition_ports(void **state)
     gpuest_gpu_model_t *m;
     assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
     gpuest_model_workload_t w;
-    workload(&w);
+    plain_workload(&w, 8.0, 0.2);
     gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
     gpuest_gpu_estimate_t e;
     assert_int_equal(gpuest_gpu_model_solve(m, &w, NULL, &p, &e, &err), GPUEST_OK);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "model/model.h"
+#include "model_workload.h"
 #include "model/model_int.h"
 
 #define assert_double_equal(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -45,18 +46,6 @@ static void stall_by_hand(void **state)
     assert_double_equal(gpuest_model_mc_stall(0.0, 8.0, 1.8, 5.0), 0.0, 0.0);
 }
 
-static void workload(gpuest_model_workload_t *w)
-{
-    memset(w, 0, sizeof *w);
-    w->insts_per_request = 8.0;
-    w->l1_hit_rate = 0.2;
-    w->l2_hit_rate = 0.5;
-    w->dram_per_request = 0.5;
-    w->row_hit_rate = 0.5;
-    w->write_fraction = 0.1;
-    w->threads_per_warp_inst = 32;
-}
-
 static void solve(const char *set, const gpuest_model_transform_t *t, gpuest_gpu_estimate_t *e)
 {
     gpuest_config_t cfg;
@@ -67,7 +56,7 @@ static void solve(const char *set, const gpuest_model_transform_t *t, gpuest_gpu
     gpuest_gpu_model_t *m;
     assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
     gpuest_model_workload_t w;
-    workload(&w);
+    plain_workload(&w, 8.0, 0.2);
     gpuest_gpu_params_t p = {0.5, 0.8, 1.0};
     assert_int_equal(gpuest_gpu_model_solve(m, &w, t, &p, e, &err), GPUEST_OK);
     gpuest_gpu_model_destroy(m);

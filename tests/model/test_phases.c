@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "model/model.h"
+#include "model_workload.h"
 
 /* |a - b| <= tol (cmocka 1.1 has no double comparison) */
 #define assert_double_equal(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -53,18 +54,6 @@ static void two_phases_by_hand(void **state)
     assert_int_equal(gpuest_model_combine_phases(ph, e, 2, &out, &err), GPUEST_EINVAL);
 }
 
-static void workload(gpuest_model_workload_t *w, double ipr, double hit)
-{
-    memset(w, 0, sizeof *w);
-    w->insts_per_request = ipr;
-    w->l1_hit_rate = hit;
-    w->l2_hit_rate = 0.5;
-    w->dram_per_request = 0.5;
-    w->row_hit_rate = 0.5;
-    w->write_fraction = 0.1;
-    w->threads_per_warp_inst = 32;
-}
-
 /* On the fermi model: one phase is the plain solve, bit for bit; a run split into two identical
  * halves is the same run; and two different phases give the harmonic combination of their own
  * solves (a solver that passed the whole-run inputs to every phase, or averaged IPCs, fails). */
@@ -79,7 +68,7 @@ static void solve_phases_on_model(void **state)
     gpuest_gpu_params_t p = {0.5, 0.5, 1.0};
     gpuest_model_phase_t ph[2];
     memset(ph, 0, sizeof ph);
-    workload(&ph[0].w, 8.0, 0.2);
+    plain_workload(&ph[0].w, 8.0, 0.2);
     ph[0].warp_insts = 500;
     ph[0].line_reqs = 60;
     ph[0].reads = 40;
@@ -92,7 +81,7 @@ static void solve_phases_on_model(void **state)
     assert_double_equal(split.ipc, one.ipc, 1e-9 * one.ipc);
     assert_double_equal(split.amat, one.amat, 1e-9 * one.amat);
     /* a phase of 8 instructions a request with L1 hits and a memory-bound one (2, no hits) */
-    workload(&ph[1].w, 2.0, 0.0);
+    plain_workload(&ph[1].w, 2.0, 0.0);
     ph[1].warp_insts = 1500;
     assert_int_equal(gpuest_gpu_model_solve(m, &ph[0].w, NULL, &p, &a, &err), GPUEST_OK);
     assert_int_equal(gpuest_gpu_model_solve(m, &ph[1].w, NULL, &p, &b, &err), GPUEST_OK);
