@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim/sim.h"
+#include "workload/workload.h"
 
 typedef struct {
     int open; /* warps opened and not yet closed */
@@ -110,6 +111,40 @@ static inline void sample_script_one(gpuest_sim_source_t *src, sample_script_t *
     s->warps = warps;
     s->iters = iters;
     sample_script_source(src, s, sample_script_one_launch, warp_next);
+}
+
+/* The "stream_use" kernel: per iteration a load of a whole line of the warp's own (register 1, a
+ * DRAM read), then an ALU instruction that reads it (register 2); after `iters` iterations, the end.
+ * Lines start at 1 GiB and are numbered by (CTA, warp, iteration). */
+static inline gpuest_err sample_script_stream_use(void *ctx, void *warp, gpuest_inst_t *in, gpuest_error_t *err)
+{
+    (void)err;
+    const sample_script_t *s = ctx;
+    sample_script_warp_t *w = warp;
+    memset(in, 0, sizeof *in);
+    in->active_mask = 0xFFFFFFFFu;
+    uint32_t i = w->step / 2, k = w->step % 2;
+    in->pc = k * GPUEST_GEN_INST_BYTES;
+    if (i >= s->iters) {
+        in->kind = GPUEST_INST_END;
+        return GPUEST_OK;
+    }
+    if (k == 0) {
+        uint64_t line = ((uint64_t)w->cta * s->warps + w->warp) * s->iters + i;
+        in->kind = GPUEST_INST_MEM;
+        in->op = GPUEST_MEM_LOAD;
+        in->size = 4;
+        for (int lane = 0; lane < 32; lane++)
+            in->addr[lane] = 0x40000000ull + line * GPUEST_LINE_BYTES + (uint64_t)lane * 4;
+        in->dst[in->ndst++] = 1;
+    } else {
+        in->kind = GPUEST_INST_COMPUTE;
+        in->lat = GPUEST_LAT_ALU;
+        in->dst[in->ndst++] = 2;
+        in->src[in->nsrc++] = 1;
+    }
+    w->step++;
+    return GPUEST_OK;
 }
 
 /* The small sampling plan the scripted-kernel tests share: 8 units of unit_insts warp instructions,

@@ -28,44 +28,6 @@
 #include "sample_script.h"
 
 #define WARPS 8u
-#define LOAD_BASE 0x40000000ull
-
-typedef sample_script_t script_t;
-typedef sample_script_warp_t script_warp_t;
-
-/* Per iteration: a load of a whole line of the warp's own (register 1), then an ALU instruction
- * that reads it (register 2); after `iters` iterations, the end. */
-static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_error_t *err)
-{
-    (void)err;
-    const script_t *s = ctx;
-    script_warp_t *w = warp;
-    memset(in, 0, sizeof *in);
-    in->active_mask = 0xFFFFFFFFu;
-    uint32_t i = w->step / 2, k = w->step % 2;
-    in->pc = k * GPUEST_GEN_INST_BYTES;
-    if (i >= s->iters) {
-        in->kind = GPUEST_INST_END;
-        return GPUEST_OK;
-    }
-    if (k == 0) {
-        uint64_t line = ((uint64_t)w->cta * WARPS + w->warp) * s->iters + i;
-        in->kind = GPUEST_INST_MEM;
-        in->op = GPUEST_MEM_LOAD;
-        in->size = 4;
-        for (int lane = 0; lane < 32; lane++)
-            in->addr[lane] = LOAD_BASE + line * GPUEST_LINE_BYTES + (uint64_t)lane * 4;
-        in->dst[in->ndst++] = 1;
-    } else {
-        in->kind = GPUEST_INST_COMPUTE;
-        in->lat = GPUEST_LAT_ALU;
-        in->dst[in->ndst++] = 2;
-        in->src[in->nsrc++] = 1;
-    }
-    w->step++;
-    return GPUEST_OK;
-}
-
 #define CTAS 450u
 #define ITERS 100u
 
@@ -79,7 +41,7 @@ static void sample(int reference, int bp, gpuest_sample_result_t *r)
     o.ff_backpressure = bp;
     o.ff_miss_stalls = 0;
     o.ff_l2_split = 0;
-    if (sample_script_run(&o, "stream_use", CTAS, WARPS, ITERS, warp_next, r, &err) != GPUEST_OK)
+    if (sample_script_run(&o, "stream_use", CTAS, WARPS, ITERS, sample_script_stream_use, r, &err) != GPUEST_OK)
         fail_msg("%s", err.msg);
 }
 

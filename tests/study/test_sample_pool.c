@@ -66,39 +66,6 @@ static void pool_truncates_and_reports_no_rate(void **state)
 }
 
 #define WARPS 8u
-#define LOAD_BASE 0x40000000ull
-
-/* Per iteration a load of a line of the warp's own (a DRAM read), then an ALU instruction using it. */
-static gpuest_err warp_next(void *ctx, void *warp, gpuest_inst_t *in, gpuest_error_t *err)
-{
-    (void)err;
-    const sample_script_t *s = ctx;
-    sample_script_warp_t *w = warp;
-    memset(in, 0, sizeof *in);
-    in->active_mask = 0xFFFFFFFFu;
-    uint32_t i = w->step / 2, k = w->step % 2;
-    in->pc = k * GPUEST_GEN_INST_BYTES;
-    if (i >= s->iters) {
-        in->kind = GPUEST_INST_END;
-        return GPUEST_OK;
-    }
-    if (k == 0) {
-        uint64_t line = ((uint64_t)w->cta * WARPS + w->warp) * s->iters + i;
-        in->kind = GPUEST_INST_MEM;
-        in->op = GPUEST_MEM_LOAD;
-        in->size = 4;
-        for (int lane = 0; lane < 32; lane++)
-            in->addr[lane] = LOAD_BASE + line * GPUEST_LINE_BYTES + (uint64_t)lane * 4;
-        in->dst[in->ndst++] = 1;
-    } else {
-        in->kind = GPUEST_INST_COMPUTE;
-        in->lat = GPUEST_LAT_ALU;
-        in->dst[in->ndst++] = 2;
-        in->src[in->nsrc++] = 1;
-    }
-    w->step++;
-    return GPUEST_OK;
-}
 
 static void sample(int pool, gpuest_sample_result_t *r)
 {
@@ -106,7 +73,7 @@ static void sample(int pool, gpuest_sample_result_t *r)
     gpuest_sample_opts_t o;
     sample_script_opts(&o, 3000, 5);
     o.ff_pool = pool;
-    if (sample_script_run(&o, "stream_use", 300, WARPS, 60, warp_next, r, &err) != GPUEST_OK)
+    if (sample_script_run(&o, "stream_use", 300, WARPS, 60, sample_script_stream_use, r, &err) != GPUEST_OK)
         fail_msg("%s", err.msg);
 }
 
