@@ -1,5 +1,6 @@
 /* cli_study.c: options shared by calibrate, estimate and validate. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli_study.h"
@@ -22,6 +23,7 @@ void cli_study_init(cli_study_opts_t *o)
     o->refit = 0;
     o->phases = 0;
     o->simulate_missing = 0;
+    o->pool_scoreboard = 0;
 }
 
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
@@ -44,7 +46,8 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
         return 1;
     }
     static const char *const ours[] = {"workload", "scale", "seed", "calibrations", "calibration", "csv",
-                                       "confidence", "points", "batch", "truth-csv", "techniques", NULL};
+                                       "confidence", "points", "batch", "truth-csv", "techniques", "pool-form",
+                                       NULL};
     int mine = 0;
     for (int i = 0; ours[i]; i++)
         mine |= cli_args_is(a, ours[i]);
@@ -75,6 +78,13 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
         o->truth_csv = v;
     else if (cli_args_is(a, "techniques"))
         o->techniques = v;
+    else if (cli_args_is(a, "pool-form")) {
+        if (strcmp(v, "token") != 0 && strcmp(v, "scoreboard") != 0) {
+            cli_usage_error(cmd, "--pool-form %s: expected token or scoreboard", v);
+            return -1;
+        }
+        o->pool_scoreboard = strcmp(v, "scoreboard") == 0;
+    }
     else if (cli_args_is(a, "confidence")) {
         if (cli_parse_double(cmd, "confidence", v, 0.5, 0.9999, &o->confidence))
             return -1;
@@ -119,6 +129,7 @@ int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibratio
     if (e != GPUEST_OK)
         return cli_report(cmd, e, &err);
     cli_study_warn_stale(cmd, path, c);
+    c->pool_scoreboard = o->pool_scoreboard;
     return 0;
 }
 

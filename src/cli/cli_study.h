@@ -21,6 +21,7 @@ typedef struct {
     const char *techniques; /* validate: compression algorithms to validate, "bdi,dsm" (NULL: none) */
     int refit;             /* calibrate: refit the runs of the existing file */
     int phases;            /* calibrate --refit --phases: measure the kernel phases (one baseline run) */
+    int pool_scoreboard;   /* estimate, validate --pool-form scoreboard (study/pool_form.c); 0: token */
 } cli_study_opts_t;
 
 void cli_study_init(cli_study_opts_t *o);
@@ -44,6 +45,8 @@ void cli_study_warn_stale(const char *cmd, const char *path, const gpuest_calibr
     "  --scale S              tiny, small (default) or default\n"                                                  \
     "  --seed N               input seed (default 1)\n"                                                            \
     "  --calibrations DIR     calibration folder (default models/calibrations)\n"                                  \
-    "  --calibration FILE     one calibration file\n"
+    "  --calibration FILE     one calibration file\n"                                                  \
+    "  --pool-form F          estimate, validate: WarpPool on a token-form calibration by the token\n"         \
+    "                         form (token, the default) or the scoreboard fit kept beside it (scoreboard)\n"
 
 #endif

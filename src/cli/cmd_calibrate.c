@@ -96,6 +96,9 @@ int cli_cmd_calibrate(int argc, char **argv)
     if (c.other_form)
         printf("  the other form: fit RMS %.2f %%; leave-one-out IPC %.2f %%, AMAT %.2f %%; IPC over the range %.2f %%\n",
                100 * c.other_rms, 100 * c.other_cv_ipc, 100 * c.other_cv_amat, 100 * c.other_range_ipc);
+    if (c.sb_kept)
+        printf("  the scoreboard fit is kept beside the token form for WarpPool's effect: alpha %.4f, eta %.4f, "
+               "kappa %.4f\n", c.sb_params.alpha, c.sb_params.eta, c.sb_params.kappa);
     printf("  written to %s\n", path);
     return 0;
 }

@@ -516,6 +516,11 @@ double gpuest_model_merge_share_at(const gpuest_model_transform_t *t, double que
  * compute dependences (dep) meanwhile: min(port_wait, dep) x min(1, pool_lines / waiting_lines). */
 double gpuest_model_pool_overlap(double pool_lines, double waiting_lines, double port_wait, double dep);
 
+/* t without its WarpPool part (warppool_rule.c): the merge windows and shares, the pool's L1 miss
+ * scales, its LD/ST unblocking and its latency (l1_hit_extra_latency: one technique a transform)
+ * set to the identity; every other field kept. A transform without a pool is copied unchanged. */
+void gpuest_model_transform_without_pool(const gpuest_model_transform_t *t, gpuest_model_transform_t *rest);
+
 /* The candidate the adaptive compressed L1's rule (t->l1c_rule) picks, given each candidate's
  * estimate est[i] and the workload's measured L1 hit rate and latency tolerance factors
  * (l1c_rule.c; exposed for the tests). */

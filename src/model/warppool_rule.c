@@ -10,6 +10,7 @@
  * one queue, at most technique.warppool_queues: the curve's last size), reads the merged share
  * there, and solves again with the merged requests taking no LD/ST cycle. */
 #include <math.h>
+#include <string.h>
 
 #include "model_int.h"
 
@@ -72,4 +73,21 @@ gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model
     out->pool_occupancy = occ;
     out->pool_merge_share = share;
     return GPUEST_OK;
+}
+
+/* The pool's part of a transform is every WarpPool field: its merge windows and shares, its L1
+ * miss scales, its LD/ST unblocking, and its latency, which rides on l1_hit_extra_latency (the
+ * registry composes one technique a point, so with a pool that latency is the pool's alone). What
+ * remains is what the technique does besides the pool (pcu+warppool: PCU's saved replies). */
+void gpuest_model_transform_without_pool(const gpuest_model_transform_t *t, gpuest_model_transform_t *rest)
+{
+    *rest = *t;
+    if (!(t->l1_merge_windows > 0))
+        return;
+    rest->l1_merge_windows = 0;
+    memset(rest->l1_merge_share, 0, sizeof rest->l1_merge_share);
+    memset(rest->l1_pool_miss_scale, 0, sizeof rest->l1_pool_miss_scale);
+    rest->l1_access_keep = 0.0;
+    rest->ldst_pool_lines = 0.0;
+    rest->l1_hit_extra_latency = 0.0;
 }

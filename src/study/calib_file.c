@@ -7,6 +7,7 @@
  *   run LABEL SETS(';'-joined, '-' = none) then RUN_FIELDS numbers (measured outputs and inputs)
  *   optional: simulator N | machine HEX | warp_profile 4 numbers | phase NAME 21 numbers (up to 8; 20 in files written before the write size)
  *             | anchor IPC AMAT RAW_CV_IPC RAW_CV_AMAT (0/1 flags; absent: not anchored)
+ *             | scoreboard_form 16 numbers (token-form files only: the scoreboard fit not kept)
  * Every record except run appears exactly once; unknown records, missing or extra fields and
  * malformed numbers are errors naming file:line. The runs are the data the fit was made from. */
 #include <errno.h>
@@ -129,6 +130,20 @@ gpuest_err gpuest_calibration_write(const gpuest_calibration_t *c, const char *p
         fprintf(o, "# warp_profile resident_warps insts_per_epoch lines_per_epoch dep_per_epoch\n"
                    "warp_profile %.17g %.17g %.17g %.17g\n",
                 pw->resident_warps, pw->insts_per_epoch, pw->lines_per_epoch, pw->dep_per_epoch);
+    if (c->sb_kept && !(c->nruns > 0 && pw->insts_per_epoch > 0)) { /* the token form kept: the other fit too */
+        double th[GPUEST_GPU_PARAMS];
+        gpuest_gpu_params_to_vec(&c->sb_params, th);
+        fprintf(o, "# scoreboard_form alpha eta kappa covar(9, row-major) resident_warps insts_per_epoch "
+                   "lines_per_epoch dep_per_epoch (the fit not kept; WarpPool's effect, pool_form.c)\nscoreboard_form");
+        for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+            fprintf(o, " %.17g", th[j]);
+        for (int a = 0; a < GPUEST_GPU_PARAMS; a++)
+            for (int b = 0; b < GPUEST_GPU_PARAMS; b++)
+                fprintf(o, " %.17g", c->sb_covar[a][b]);
+        for (int k = 0; k < 4; k++)
+            fprintf(o, " %.17g", c->sb_profile[k]);
+        fprintf(o, "\n");
+    }
     if (c->nphases > 0)
         fprintf(o, "# phase name warp_insts line_reqs reads insts_per_request hits_per_request l1_hit_rate "
                    "l2_hit_rate dram_per_request row_hit_rate write_fraction threads_per_warp_inst avail_warps "
@@ -298,6 +313,52 @@ static int parse_anchor(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, 
     return 1;
 }
 
+/* Optional record scoreboard_form ALPHA ETA KAPPA, 9 covariances (row-major), RESIDENT INSTS LINES
+ * DEP: the scoreboard fit a token-form calibration did not keep (pool_form.c); one per file, and
+ * only in a file without a warp_profile record (checked after the last line). Files written before
+ * it lack it: their pools are estimated by the token form, as they were. */
+#define SB_NUMS (GPUEST_GPU_PARAMS + GPUEST_GPU_PARAMS * GPUEST_GPU_PARAMS + 4)
+static int parse_sb_form(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen, gpuest_err *rc)
+{
+    if (strcmp(tok[0], "scoreboard_form") != 0)
+        return 0;
+    *rc = want(p, nt, 1 + SB_NUMS, tok[0]);
+    if (*rc != GPUEST_OK)
+        return 1;
+    if (*seen) {
+        *rc = perr(p, "record '%s' appears twice%s", tok[0], "");
+        return 1;
+    }
+    *seen = p->line;
+    double v[SB_NUMS];
+    for (int k = 0; k < SB_NUMS; k++) {
+        *rc = num(p, tok[1 + k], "scoreboard_form", &v[k]);
+        if (*rc != GPUEST_OK)
+            return 1;
+    }
+    for (int j = 0; j < GPUEST_GPU_PARAMS; j++)
+        if (v[j] < gpuest_gpu_param_lo[j] || v[j] > gpuest_gpu_param_hi[j]) {
+            *rc = perr(p, "scoreboard_form: parameter %s = %s outside its bounds", gpuest_gpu_param_names[j], tok[1 + j]);
+            return 1;
+        }
+    const double *cv = v + GPUEST_GPU_PARAMS, *prof = cv + GPUEST_GPU_PARAMS * GPUEST_GPU_PARAMS;
+    for (int a = 0; a < GPUEST_GPU_PARAMS; a++)
+        if (cv[a * GPUEST_GPU_PARAMS + a] < 0) {
+            *rc = perr(p, "scoreboard_form: negative variance%s%s", "", "");
+            return 1;
+        }
+    if (!(prof[0] > 0) || !(prof[1] > 0) || prof[2] < 0 || prof[3] < 0) {
+        *rc = perr(p, "scoreboard_form: resident warps and instructions per epoch must be > 0, the others >= 0%s%s",
+                   "", "");
+        return 1;
+    }
+    gpuest_gpu_params_from_vec(&c->sb_params, v);
+    memcpy(c->sb_covar, cv, sizeof c->sb_covar);
+    memcpy(c->sb_profile, prof, sizeof c->sb_profile);
+    c->sb_kept = 1;
+    return 1;
+}
+
 /* Optional records (files written before the v2 simulator lack them): simulator N, machine HEX. */
 static int parse_optional(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c, int *seen_opt, gpuest_err *rc)
 {
@@ -306,6 +367,8 @@ static int parse_optional(pctx_t *p, char **tok, int nt, gpuest_calibration_t *c
     if (parse_anchor(p, tok, nt, c, seen_opt + 3, rc))
         return 1;
     if (parse_profile(p, tok, nt, c, seen_opt + 2, rc))
+        return 1;
+    if (parse_sb_form(p, tok, nt, c, seen_opt + 4, rc))
         return 1;
     int k = strcmp(tok[0], "simulator") == 0 ? 0 : (strcmp(tok[0], "machine") == 0 ? 1 : -1);
     if (k < 0)
@@ -455,7 +518,7 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
     memset(c, 0, sizeof *c);
     gpuest_gpu_params_default(&c->fit.params);
     pctx_t p = {origin, 0, err};
-    int seen[F_COUNT + 4] = {0}; /* + the optional simulator, machine, warp_profile and anchor records */
+    int seen[F_COUNT + 5] = {0}; /* + the optional simulator, machine, warp_profile, anchor, scoreboard_form */
     const char *s = text;
     char line[4096];
     while (*s) {
@@ -486,6 +549,10 @@ gpuest_err gpuest_calibration_parse(const char *text, const char *origin, gpuest
         return perr(&p, "no run records (the data the calibration was made from)%s%s", "", "");
     if (c->runs[0].sets[0])
         return perr(&p, "the first run must be the baseline (assignments '-')%s%s", "", "");
+    if (seen[F_COUNT + 2] && seen[F_COUNT + 4]) {
+        p.line = seen[F_COUNT + 4];
+        return perr(&p, "scoreboard_form goes with the token form, but the file also has a warp_profile%s%s", "", "");
+    }
     if (seen[F_COUNT + 2])
         gpuest_calibration_set_profile(c, c->warp_profile);
     if (!seen[F_COUNT + 3]) { /* not anchored: the stored errors are the plain model's */

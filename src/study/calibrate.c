@@ -137,8 +137,23 @@ gpuest_err gpuest_study_fit_runs(const gpuest_config_t *cfg, gpuest_calibration_
     return rc;
 }
 
+/* When the token form wins, the scoreboard fit it beat is kept beside it (sb_*): the part of a
+ * technique that only the scoreboard form carries (WarpPool) is estimated with it (pool_form.c).
+ * Cleared first: a refit chooses again. */
+static void keep_scoreboard_form(gpuest_calibration_t *kept, const gpuest_calibration_t *sb)
+{
+    kept->sb_kept = 1;
+    kept->sb_params = sb->fit.params;
+    memcpy(kept->sb_covar, sb->fit.covar, sizeof kept->sb_covar);
+    memcpy(kept->sb_profile, sb->warp_profile, sizeof kept->sb_profile);
+}
+
 static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c, gpuest_error_t *err)
 {
+    c->sb_kept = 0;
+    memset(&c->sb_params, 0, sizeof c->sb_params);
+    memset(c->sb_covar, 0, sizeof c->sb_covar);
+    memset(c->sb_profile, 0, sizeof c->sb_profile);
     if (!(c->warp_profile[1] > 0))
         return fit_one_form(cfg, c, err);
     GPUEST_TRY(fit_one_form(cfg, c, err));
@@ -153,8 +168,10 @@ static gpuest_err fit_forms(const gpuest_config_t *cfg, gpuest_calibration_t *c,
         int take = form_score(tok) < form_score(c);
         gpuest_calibration_t *lost = take ? c : tok;
         double o[4] = {lost->fit.rms_rel_error, lost->cv_ipc, lost->cv_amat, form_score(lost)};
-        if (take)
+        if (take) {
+            keep_scoreboard_form(tok, c);
             *c = *tok;
+        }
         c->other_form = 1;
         c->other_rms = o[0];
         c->other_cv_ipc = o[1];

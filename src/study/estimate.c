@@ -254,10 +254,28 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
     int nph = gpuest_calibration_model_phases(c, ph); /* 0: the run as one phase */
     int l2_walked = 0; /* the L2 hit rate follows cfg's L2 geometry (l2_walk.c) */
     GPUEST_TRY(gpuest_study_l2_adjust(l2, c, cfg, &win, ph, nph, &l2_walked, err));
-    gpuest_err rc = gpuest_gpu_model_solve_phases(m, w, ph, nph, t, &c->fit.params, &out->raw, err);
+    /* A pool on a calibration that kept the token form: the token form estimates the point without
+     * the pool, the scoreboard form gives the pool's effect (pool_form.c) */
+    int pooled = gpuest_study_pool_on_scoreboard(c, t);
+    gpuest_model_transform_t rest;
+    const gpuest_model_transform_t *tk = t;
+    if (pooled) {
+        gpuest_model_transform_without_pool(t, &rest);
+        tk = &rest;
+    }
+    gpuest_err rc = gpuest_gpu_model_solve_phases(m, w, ph, nph, tk, &c->fit.params, &out->raw, err);
     double gi[GPUEST_GPU_PARAMS], ga[GPUEST_GPU_PARAMS];
     if (rc == GPUEST_OK)
-        rc = gpuest_gpu_predict_grad_phases_at(m, w, ph, nph, t, &c->fit, &out->raw, gi, ga, err);
+        rc = gpuest_gpu_predict_grad_phases_at(m, w, ph, nph, tk, &c->fit, &out->raw, gi, ga, err);
+    gpuest_study_pool_effect_t pe;
+    double pool_ipc_rel = 0.0, pool_amat_rel = 0.0;
+    if (rc == GPUEST_OK && pooled) {
+        rc = gpuest_study_pool_effect(c, m, w, ph, nph, t, &rest, &out->raw, &pe, err);
+        if (rc == GPUEST_OK) {
+            gpuest_study_pool_compose(&out->raw, gi, ga, &pe);
+            gpuest_study_pool_rel_sd(&pe, &pool_ipc_rel, &pool_amat_rel);
+        }
+    }
     if (rc != GPUEST_OK)
         return rc;
     const gpuest_gpu_estimate_t *e = &out->raw;
@@ -283,8 +301,8 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
                             : gsl_cdf_ugaussian_Pinv(0.5 + conf / 2.0);
     /* parameter uncertainty (delta method) and model discrepancy (cross-validated), in quadrature */
     double ipc_sd = gpuest_gpu_delta_sd(&c->fit, gi), amat_sd = gpuest_gpu_delta_sd(&c->fit, ga);
-    double si = sqrt(ipc_sd * ipc_sd + pow(c->cv_ipc * ipc, 2));
-    double sa = sqrt(amat_sd * amat_sd + pow(c->cv_amat * amat, 2));
+    double si = sqrt(ipc_sd * ipc_sd + pow(c->cv_ipc * ipc, 2) + pow(pool_ipc_rel * ipc, 2));
+    double sa = sqrt(amat_sd * amat_sd + pow(c->cv_amat * amat, 2) + pow(pool_amat_rel * amat, 2));
     double rel_a = amat > 0 ? sa / amat : 0;
     out->ipc = interval(ipc, si, z, 1);
     out->amat = interval(amat, sa, z, 1);

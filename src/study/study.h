@@ -135,6 +135,20 @@ typedef struct {
      * Not stored (a refit computes them again); 0 in a calibration read from a file. */
     double range_raw_ipc, range_raw_amat, range_anch_ipc, range_anch_amat;
     double other_range_ipc; /* the form not kept: its IPC error over the range (what lost the choice) */
+    /* A calibration that kept the token form although the workload has a warp profile also keeps
+     * the scoreboard form's fit it did not choose (sb_kept = 1): its parameters, their covariance and
+     * the profile. Estimates use it only for the part of a technique that acts through the
+     * scoreboard form alone (WarpPool; pool_form.c). Stored as the optional `scoreboard_form`
+     * record; 0: none (scoreboard-form files, files written before it). */
+    int sb_kept;
+    gpuest_gpu_params_t sb_params;
+    double sb_covar[GPUEST_GPU_PARAMS][GPUEST_GPU_PARAMS];
+    double sb_profile[4];
+    /* Set by the caller, not stored: 1 estimates a WarpPool point of a token-form calibration with
+     * the scoreboard form's effect (pool_form.c; `--pool-form scoreboard`); 0 (the default) by the
+     * token form, as before. Off by default: on the development truths it made the estimates worse
+     * (docs/estimator.md, "WarpPool on token-form calibrations (seventh session)"). */
+    int pool_scoreboard;
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */
@@ -390,6 +404,42 @@ gpuest_err gpuest_study_l2_adjust(gpuest_study_l2_cache_t *cache, const gpuest_c
  * form's error at the baseline; NULL: 0, the anchored form) to at_run[k] (at run k):
  * sqrt(mean_k (b^2 + b r + r^2) / 3). 0 when n <= 0. */
 double gpuest_study_range_error(const double *at_base, const double *at_run, int n);
+
+/* ------------------------------------------------------------ WarpPool on token-form calibrations (pool_form.c) */
+/* 1 when the point's pool is estimated through the scoreboard form: the caller asked for it
+ * (c->pool_scoreboard), c kept the token form and the scoreboard form's fit (c->sb_kept), and t
+ * holds a WarpPool (l1_merge_windows > 0). */
+int gpuest_study_pool_on_scoreboard(const gpuest_calibration_t *c, const gpuest_model_transform_t *t);
+/* The pool's effect at one point, from the scoreboard form at its own fit: that form's estimates
+ * with the whole transform (all) and without the pool (rest, gpuest_model_transform_without_pool),
+ * the gradients of its IPC and AMAT ratios all / rest over its parameters, and the token form's own
+ * IPC and AMAT ratios all / rest (what it says of the pool). */
+typedef struct {
+    gpuest_gpu_estimate_t sb_all, sb_rest;
+    double ipc_ratio, amat_ratio;             /* sb_all / sb_rest */
+    double ipc_ratio_grad[GPUEST_GPU_PARAMS], amat_ratio_grad[GPUEST_GPU_PARAMS];
+    double ipc_ratio_sd, amat_ratio_sd;       /* delta method over the scoreboard fit's covariance */
+    double tok_ipc_ratio, tok_amat_ratio;     /* the token form's all / rest */
+} gpuest_study_pool_effect_t;
+/* Solves the scoreboard form on m for the token form's inputs w and phases ph (as the estimate has
+ * them, the L2 adjusted) with c's warp profile put back, under t and t without its pool (rest), and
+ * the token form under t (its own ratio against tok_rest, the token estimate of rest already made). */
+gpuest_err gpuest_study_pool_effect(const gpuest_calibration_t *c, gpuest_gpu_model_t *m,
+                                    const gpuest_model_workload_t *w, const gpuest_model_phase_t *ph, int nph,
+                                    const gpuest_model_transform_t *t, const gpuest_model_transform_t *rest,
+                                    const gpuest_gpu_estimate_t *tok_rest, gpuest_study_pool_effect_t *out,
+                                    gpuest_error_t *err);
+/* The token estimate of rest (e, and its IPC and AMAT gradients gi, ga over the token parameters;
+ * either may be NULL) times the pool's effect: IPC, warp IPC, AMAT, the latencies, link and
+ * injection utilisations by the scoreboard form's ratios; the MC stall ratio (a share) by its
+ * difference, kept in [0, 1]; the pool's own figures (occupancy, merged share, unblocking, LD/ST
+ * queue) the scoreboard form's. The bottleneck utilisation stays the token form's (the calibrated
+ * range is that form's). */
+void gpuest_study_pool_compose(gpuest_gpu_estimate_t *e, double *gi, double *ga, const gpuest_study_pool_effect_t *pe);
+/* Relative standard deviations the pool adds to the IPC and AMAT estimates: the scoreboard ratio's
+ * parameter uncertainty and the two forms' disagreement on the pool, in quadrature:
+ * sqrt((sd_r / r)^2 + ((r - r_tok) / r)^2). */
+void gpuest_study_pool_rel_sd(const gpuest_study_pool_effect_t *pe, double *ipc_rel, double *amat_rel);
 
 #ifdef __cplusplus
 }
