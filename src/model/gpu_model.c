@@ -610,6 +610,7 @@ static void l1_fewer_misses(gpuest_model_workload_t *w, double s)
 }
 
 double gpuest_gpu_model_hit_latency(const gpuest_gpu_model_t *m) { return m->cfg.l1.hit_latency; }
+int gpuest_gpu_model_sms(const gpuest_gpu_model_t *m) { return m->cfg.core.num_sms; }
 
 void gpuest_gpu_model_l1_rates(const gpuest_gpu_model_t *m, const gpuest_model_workload_t *w, double s,
                                const gpuest_gpu_estimate_t *est, double *hits, double *reads)

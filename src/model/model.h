@@ -421,6 +421,11 @@ typedef struct {
      * that would otherwise wait at the in-order LD/ST unit (warppool_rule.c sets
      * technique.warppool_queues; 0: no pool, the unit blocks the warps as measured). */
     double ldst_pool_lines;
+    /* WarpPool's relief of the L1's set reservations (src/technique/wp_setres.c): the stall cycles
+     * per line request of the replayed L1 behind the pool over those of the in-order unit. The
+     * model scales the measured reservation blocking by it (warppool_rule.c, setres_relief); 0:
+     * not measured, or not asked for (the blocking as measured). */
+    double ldst_block_scale;
 } gpuest_model_transform_t;
 
 /* Decision rules of the adaptive compressed L1 (l1c_rule.c). */
@@ -515,6 +520,13 @@ double gpuest_model_merge_share_at(const gpuest_model_transform_t *t, double que
  * (waiting_lines of them per SM, its wait port_wait beyond its own insertion cycles) and it runs its
  * compute dependences (dep) meanwhile: min(port_wait, dep) x min(1, pool_lines / waiting_lines). */
 double gpuest_model_pool_overlap(double pool_lines, double waiting_lines, double port_wait, double dep);
+
+/* WarpPool's relief of the L1's set reservations (setres_relief.c; exposed for the tests): the
+ * share of an SM's cycles its LD/ST unit is blocked (the measured blocking per read, scaled to the
+ * miss latency, times the reads per SM cycle of warp_ipc over sms SMs; at most 1), and the SM's time
+ * when the pool scales the blocked cycles by `scale`: 1 - f + f x scale (1 when either is 0). */
+double gpuest_model_blocked_share(const gpuest_model_workload_t *w, double warp_ipc, double miss_latency, int sms);
+double gpuest_model_setres_time_scale(double blocked_share, double scale);
 
 /* t without its WarpPool part (warppool_rule.c): the merge windows and shares, the pool's L1 miss
  * scales, its LD/ST unblocking and its latency (l1_hit_extra_latency: one technique a transform)

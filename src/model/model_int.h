@@ -188,6 +188,8 @@ gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_work
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err);
 /* warppool_rule.c: the solve with a WarpPool (t->l1_merge_windows > 0): occupancy from the
  * pool-less solve, then the solve with the merged share at that occupancy. */
+/* The machine's SMs (warppool_rule.c: the set-reservation relief of the token form). */
+int gpuest_gpu_model_sms(const gpuest_gpu_model_t *m);
 gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                        const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                        gpuest_gpu_estimate_t *out, gpuest_error_t *err);

@@ -69,7 +69,21 @@ gpuest_err gpuest_model_warppool_solve(gpuest_gpu_model_t *m, const gpuest_model
         t0.l1_miss_scale = t->l1_miss_scale > 0 ? t->l1_miss_scale * scale : scale;
     /* the pool's queues take the line requests that wait at the in-order LD/ST unit (ldst_pool.c) */
     t0.ldst_pool_lines = t->ldst_pool_lines;
-    GPUEST_TRY(gpuest_gpu_model_solve(m, w, &t0, p, out, err));
+    /* the L1's set reservations the pool relieves (setres_relief.c): the scoreboard form's LD/ST
+     * station carries the measured blocking, scaled by the walk's ratio; the token form's SM time
+     * is scaled after the solve */
+    double relief = t->ldst_block_scale > 0 ? t->ldst_block_scale : 0.0;
+    int station = w->insts_per_epoch > 0 && w->resident_warps > 0;
+    gpuest_model_workload_t wx = *w;
+    if (relief > 0 && station)
+        wx.ldst_block_per_read *= relief;
+    GPUEST_TRY(gpuest_gpu_model_solve(m, &wx, &t0, p, out, err));
+    if (relief > 0 && !station) {
+        double f = gpuest_model_blocked_share(w, out->warp_ipc, out->miss_latency, gpuest_gpu_model_sms(m));
+        double ts = gpuest_model_setres_time_scale(f, relief);
+        out->ipc /= ts;
+        out->warp_ipc /= ts;
+    }
     out->pool_occupancy = occ;
     out->pool_merge_share = share;
     return GPUEST_OK;
@@ -90,4 +104,5 @@ void gpuest_model_transform_without_pool(const gpuest_model_transform_t *t, gpue
     rest->l1_access_keep = 0.0;
     rest->ldst_pool_lines = 0.0;
     rest->l1_hit_extra_latency = 0.0;
+    rest->ldst_block_scale = 0.0;
 }

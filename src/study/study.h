@@ -149,6 +149,10 @@ typedef struct {
      * token form, as before. Off by default: on the development truths it made the estimates worse
      * (docs/estimator.md, "WarpPool on token-form calibrations (seventh session)"). */
     int pool_scoreboard;
+    /* Set by the caller, not stored: 1 lets a WarpPool point scale the L1's measured set-reservation
+     * blocking by the transform's ldst_block_scale (src/technique/wp_setres.c,
+     * src/model/setres_relief.c; `--pool-setres on`); 0 (the default) leaves it as measured. */
+    int pool_setres;
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */

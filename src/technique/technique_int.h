@@ -58,6 +58,27 @@ gpuest_err tech_wpl1_launch_end(tech_wpl1_t *w, gpuest_error_t *err);
 double tech_wpl1_miss_rate(const tech_wpl1_t *w);
 uint64_t tech_wpl1_accesses(const tech_wpl1_t *w);
 uint64_t tech_wpl1_misses(const tech_wpl1_t *w);
+/* wp_setres.c: the L1's set reservations replayed in time (allocate on miss: a miss reserves a
+ * way for miss_latency cycles; an allocating access that finds every way of its set reserved stalls
+ * until the set's earliest fill), behind a WarpPool of `queues` FIFO queues of `depth` loads whose
+ * accesses start `latency` cycles after entering it, or (queues = 0) from the in-order LD/ST unit.
+ * stall_per_request: stall cycles over line requests (all after launch_end). */
+typedef struct tech_wsr_s tech_wsr_t;
+typedef struct {
+    uint64_t requests, accesses, hits, mshr_merges, allocs, riders;
+    uint64_t blocked, stall_cycles; /* allocating accesses that found their set reserved; their wait */
+    uint64_t cycles; /* the L1 side's cycles, launch by launch: to the last access (after launch_end) */
+} tech_wsr_counts_t;
+gpuest_err tech_wsr_create(int sms, int sets, int assoc, int queues, int depth, int latency, int miss_latency,
+                           tech_wsr_t **out, gpuest_error_t *err);
+void tech_wsr_destroy(tech_wsr_t *w);
+void tech_wsr_request(tech_wsr_t *w, int sm, uint64_t line, int is_load);
+void tech_wsr_launch_end(tech_wsr_t *w);
+tech_wsr_counts_t tech_wsr_counts(const tech_wsr_t *w);
+double tech_wsr_stall_per_request(const tech_wsr_t *w);
+/* The L1 side's cycles without an access (reservation stalls, and with a pool also the cycles its
+ * accesses wait for their requests' pool latency) over line requests (after launch_end). */
+double tech_wsr_idle_per_request(const tech_wsr_t *w);
 /* probing_model.c: the model transform of technique.probing (pp, dp, ip); the probability that C
  * of `others` cores taken at random include one of k sharers; the mapping of the walk's misses by
  * sharer count (holders[0..GPUEST_CHARACT_MAX_HOLDERS]) onto the transform (for tests). */

@@ -116,6 +116,8 @@ typedef struct {
     /* the plain L1 without a pool (l1[0]) and behind each pool size (l1[i + 1]; wp_l1walk.c) */
     tech_wpl1_t *l1[GPUEST_MODEL_MERGE_WINDOWS + 1];
     uint32_t warp; /* the warp whose turn it is */
+    /* the L1's set reservations in time: the in-order unit (sr[0]) and the pool (sr[1]; wp_setres.c) */
+    tech_wsr_t *sr[2];
 } wpm_walk_t;
 
 static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint64_t line, int is_load,
@@ -127,6 +129,9 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
         tech_wpm_request(w->pool[i], sm, line, is_load);
     for (int i = 0; i <= w->n; i++)
         GPUEST_TRY(tech_wpl1_request(w->l1[i], sm, w->warp, line, is_load, err));
+    for (int i = 0; i < 2; i++)
+        if (w->sr[i])
+            tech_wsr_request(w->sr[i], sm, line, is_load);
     return GPUEST_OK;
 }
 
@@ -149,6 +154,9 @@ static gpuest_err on_launch(void *ctx, const gpuest_charact_t *s, gpuest_error_t
         tech_wpm_flush(w->pool[i]); /* the pool drains at a kernel's end */
     for (int i = 0; i <= w->n; i++)
         GPUEST_TRY(tech_wpl1_launch_end(w->l1[i], err));
+    for (int i = 0; i < 2; i++)
+        if (w->sr[i])
+            tech_wsr_launch_end(w->sr[i]);
     return GPUEST_OK;
 }
 
@@ -185,6 +193,13 @@ gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_tra
          * it would lower the scale twice (mesh56 bfs: 0.967 at one queue from merges alone) */
         rc = tech_wpl1_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, q, 1, &w.l1[i], err);
     }
+    /* the set reservations: a miss holds its way for the L1 and L2 hit latencies (the round trip
+     * of an L2 hit without its network, the least a fill takes; the model uses only the ratio of
+     * the pool's stalls to the in-order unit's) */
+    int miss_lat = cfg->l1.hit_latency + cfg->l2.hit_latency;
+    for (int i = 0; rc == GPUEST_OK && i < 2; i++)
+        rc = tech_wsr_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, i ? qmax : 0, cfg->technique.warppool_depth,
+                             cfg->technique.warppool_latency, miss_lat > 1 ? miss_lat : 1, &w.sr[i], err);
     o.access_cb = on_access;
     o.access_ctx = &w;
     /* GTO bursts and fills at the requester's next turn, as the compressed-L1 walk (l1c_model.c) */
@@ -201,6 +216,11 @@ gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_tra
         double base = tech_wpl1_miss_rate(w.l1[0]);
         for (int i = 0; i < w.n && base > 0; i++)
             out->l1_pool_miss_scale[i] = tech_wpl1_miss_rate(w.l1[i + 1]) / base;
+        /* the relief: the L1 side's cycles without an access per line request, behind the pool over
+         * the in-order unit's (a pool that only delays its accesses by its latency gives more) */
+        double sr0 = w.sr[0] ? tech_wsr_idle_per_request(w.sr[0]) : 0.0;
+        if (sr0 > 0)
+            out->ldst_block_scale = tech_wsr_idle_per_request(w.sr[1]) / sr0;
         if (pcu && w.miss_reads > 0)
             out->reply_packets_saved = (double)w.shared_misses / (double)w.miss_reads;
     }
@@ -208,5 +228,7 @@ gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_tra
         tech_wpm_destroy(w.pool[i]);
     for (int i = 0; i <= GPUEST_MODEL_MERGE_WINDOWS; i++)
         tech_wpl1_destroy(w.l1[i]);
+    for (int i = 0; i < 2; i++)
+        tech_wsr_destroy(w.sr[i]);
     return rc;
 }

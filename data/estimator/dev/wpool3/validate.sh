@@ -15,7 +15,7 @@ for T in data/estimator/dev/wpool3/truth-*-small.csv; do
     cp "$T" "$TMP"
     awk -F, 'NR == 2 { print $1 "," $2 "," $3 "," $9 "," $17 }' "data/estimator/validate-$P-$W-small.csv" >> "$TMP"
     "$G" validate --preset "$P" --workload "$W" --scale small --calibration "models/calibrations/$P-$W-small.cal" \
-        --points 1 --set technique.probe_cores=14 --set "$S" --techniques coalescing=warppool ${POOL_FORM:+--pool-form $POOL_FORM} --truth-csv "$TMP" \
+        --points 1 --set technique.probe_cores=14 --set "$S" --techniques coalescing=warppool ${POOL_FORM:+--pool-form $POOL_FORM} ${POOL_SETRES:+--pool-setres $POOL_SETRES} --truth-csv "$TMP" \
         --csv "$O/dev-$PWV.csv" > /dev/null
     awk -F, -v f="$PWV" 'NR > 1 && $20 != "-" { printf "%-24s sim %8s%% est %8s%% %s  ipc_err %s\n", f, $18, $19, $20, $7 }' "$O/dev-$PWV.csv"
 done
