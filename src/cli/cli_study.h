@@ -22,7 +22,7 @@ typedef struct {
     int refit;             /* calibrate: refit the runs of the existing file */
     int phases;            /* calibrate --refit --phases: measure the kernel phases (one baseline run) */
     int pool_scoreboard;   /* estimate, validate --pool-form scoreboard (study/pool_form.c); 0: token */
-    int pool_setres;       /* estimate, validate --pool-setres on: WarpPool relieves the L1's set reservations */
+    int pool_setres;       /* estimate, validate --pool-setres on (default) | off: WarpPool relieves the L1's set reservations */
 } cli_study_opts_t;
 
 void cli_study_init(cli_study_opts_t *o);
@@ -50,6 +50,6 @@ void cli_study_warn_stale(const char *cmd, const char *path, const gpuest_calibr
     "  --pool-form F          estimate, validate: WarpPool on a token-form calibration by the token\n"         \
     "                         form (token, the default) or the scoreboard fit kept beside it (scoreboard)\n"         \
     "  --pool-setres on|off   estimate, validate: WarpPool scales the L1's measured set-reservation\n"         \
-    "                         blocking by the replayed L1's relief (on) or leaves it (off, the default)\n"
+    "                         blocking by the replayed L1's relief (on, the default) or leaves it (off)\n"
 
 #endif
