@@ -24,7 +24,7 @@ void cli_study_init(cli_study_opts_t *o)
     o->phases = 0;
     o->simulate_missing = 0;
     o->pool_scoreboard = 0;
-    o->pool_setres = 1;
+    o->pool_setres = 0;
 }
 
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
@@ -137,7 +137,7 @@ int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibratio
         return cli_report(cmd, e, &err);
     cli_study_warn_stale(cmd, path, c);
     c->pool_scoreboard = o->pool_scoreboard;
-    c->pool_setres_off = !o->pool_setres;
+    c->pool_setres = o->pool_setres;
     return 0;
 }
 

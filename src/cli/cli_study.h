@@ -22,7 +22,7 @@ typedef struct {
     int refit;             /* calibrate: refit the runs of the existing file */
     int phases;            /* calibrate --refit --phases: measure the kernel phases (one baseline run) */
     int pool_scoreboard;   /* estimate, validate --pool-form scoreboard (study/pool_form.c); 0: token */
-    int pool_setres;       /* estimate, validate --pool-setres on (default) | off: WarpPool relieves the L1's set reservations */
+    int pool_setres;       /* estimate, validate --pool-setres on | off (default): WarpPool relieves the L1's set reservations */
 } cli_study_opts_t;
 
 void cli_study_init(cli_study_opts_t *o);

@@ -244,9 +244,9 @@ static gpuest_err estimate_on(const gpuest_calibration_t *c, gpuest_gpu_model_t 
                               const gpuest_model_transform_t *t, double conf, gpuest_study_l2_cache_t *l2,
                               const anchor_t *anc, gpuest_study_estimate_t *out, gpuest_error_t *err)
 {
-    /* the pool's set-reservation relief unless switched off (c->pool_setres_off) */
+    /* the pool's set-reservation relief only when asked for (c->pool_setres) */
     gpuest_model_transform_t t_nosr;
-    if (t && t->ldst_block_scale > 0 && c->pool_setres_off) {
+    if (t && t->ldst_block_scale > 0 && !c->pool_setres) {
         t_nosr = *t;
         t_nosr.ldst_block_scale = 0.0;
         t = &t_nosr;

@@ -149,11 +149,12 @@ typedef struct {
      * token form, as before. Off by default: on the development truths it made the estimates worse
      * (docs/estimator.md, "WarpPool on token-form calibrations (seventh session)"). */
     int pool_scoreboard;
-    /* Set by the caller, not stored: 0 (the default) lets a WarpPool point scale the L1's measured
-     * set-reservation blocking by the transform's ldst_block_scale (src/technique/wp_setres.c,
-     * src/model/setres_relief.c); 1 (`--pool-setres off`) leaves it as measured, the estimate
-     * before (docs/estimator.md, "L1 set reservations in the estimate (seventh session)"). */
-    int pool_setres_off;
+    /* Set by the caller, not stored: 1 (`--pool-setres on`) lets a WarpPool point scale the L1's
+     * measured set-reservation blocking by the transform's ldst_block_scale (src/technique/wp_setres.c,
+     * src/model/setres_relief.c); 0 (the default) leaves it as measured. Off by default: on the
+     * development truths it doubled the mean |IPC error| for one sign gained by a cancellation
+     * (docs/estimator.md, "L1 set reservations in the estimate (seventh session)"). */
+    int pool_setres;
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */
