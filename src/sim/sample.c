@@ -441,6 +441,7 @@ typedef struct {
      * both byte arrays and visited every ready warp (gemm/default: that pass was 1.4 % of a
      * sampled run in libgcc's popcount alone). Not read on the slow path. */
     uint64_t *mbits;
+    int bulk_lazy;      /* 1: the released bulk's sequence numbers read in place (vrelease_bulk; not slow_paths) */
 } ff_timing_t;
 
 /* The memory system's back-pressure in the timed schedule (gpuest_sample_opts_t.ff_backpressure).
@@ -840,6 +841,61 @@ static void vwoken(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, vwake_t 
         vplace(g, t, i, e.slot, t->vclock[i]);
 }
 
+/* The sequence numbers of the due bulk's slots still to be placed (word w's bits in `rest`, and
+ * every later word's) copied into seq[slot]. */
+static void bulk_copy_seq(const ff_timing_t *t, size_t o, const uint64_t *due, int w, uint64_t rest, uint32_t *seq)
+{
+    for (int v = w; v < t->rw; v++)
+        for (uint64_t x = v == w ? due[v] & rest : due[v]; x; x &= x - 1) {
+            int s = v * 64 + __builtin_ctzll(x);
+            seq[s] = t->pbseq[o + (size_t)s];
+        }
+}
+
+/* The due bulk's warps of SM i placed at its clock, in slot order, as vwoken would place each one.
+ * The sequence numbers are read in place until the first placement that is not a plain ready_on
+ * (the common case: the unit freed, so the bulk's warps can go), and copied for the slots after
+ * it just before it (vplace may rebuild or park, which rewrites them); `copied` 1: seq holds them
+ * all already (the list's placements ran first). The ready bits and count of a word are gathered
+ * and stored before any vplace and at the word's end: nothing between reads them. */
+static void vrelease_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, const uint64_t *due, uint32_t *seq,
+                          int copied)
+{
+    int64_t now = t->vclock[i];
+    uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw];
+    for (int w = 0; w < t->rw; w++) {
+        uint64_t on = 0;
+        int cnt = 0;
+        for (uint64_t x = due[w]; x; x &= x - 1) {
+            int s = w * 64 + __builtin_ctzll(x);
+            size_t k = o + (size_t)s;
+            uint32_t sq = copied ? seq[s] : t->pbseq[k];
+            if (sq != t->vseq[k] || !t->vact[k] || t->ready[k])
+                continue; /* stale (vwoken's test) */
+            int64_t at = t->vnext[k]; /* vplace's cycle */
+            if (t->vmemop[k] && t->ldst_free[i] > at)
+                at = t->ldst_free[i];
+            if (at <= now) { /* vplace's ready_on */
+                t->ready[k] = 1;
+                on |= x & -x;
+                cnt++;
+                continue;
+            }
+            if (!copied) {
+                bulk_copy_seq(t, o, due, w, x & (x - 1), seq);
+                copied = 1;
+            }
+            rb[w] |= on;
+            t->nready[i] += cnt;
+            on = 0;
+            cnt = 0;
+            vplace(g, t, i, s, now);
+        }
+        rb[w] |= on;
+        t->nready[i] += cnt;
+    }
+}
+
 /* The list's wake-ups of SM i due by its clock: moved to the list's tail and taken out (the
  * count only falls, so no placement finds the wake-ups full, as with the heap's pop-then-place),
  * then placed one by one. A placement may append to the list: its j-th append lands on a due
@@ -861,8 +917,8 @@ static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
         }
     }
     t->pn[i] = hi;
-    /* the bulk, when due, is taken out too (its slots and their sequence numbers copied first: a
-     * placement below may park its warp in a new bulk) */
+    /* the bulk, when due, is taken out too (its sequence numbers copied before any placement: a
+     * placement may park its warp in a new bulk, or rebuild, which parks the others again) */
     uint64_t due[GPUEST_MAX_WARP_WORDS_FF] = {0};
     uint32_t seq[GPUEST_MAX_WARP_WORDS_FF * 64];
     int bulk_due = t->pbn[i] > 0 && t->pbat[i] <= now;
@@ -871,33 +927,17 @@ static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
         for (int w = 0; w < t->rw; w++) {
             due[w] = b[w];
             b[w] = 0;
-            for (uint64_t x = due[w]; x; x &= x - 1) {
-                int s = w * 64 + __builtin_ctzll(x);
-                seq[s] = t->pbseq[o + (size_t)s];
-            }
         }
         t->pbn[i] = 0;
         t->pbat[i] = INT64_MAX;
+        if (hi < end || !t->bulk_lazy)
+            bulk_copy_seq(t, o, due, 0, ~0ull, seq);
     }
     t->pmin[i] = left < t->pbat[i] ? left : t->pbat[i];
     for (int j = hi; j < end; j++)
         vwoken(g, t, i, o, p[j]);
     if (bulk_due)
-        for (int w = 0; w < t->rw; w++)
-            for (uint64_t x = due[w]; x; x &= x - 1) {
-                int s = w * 64 + __builtin_ctzll(x);
-                size_t k = o + (size_t)s;
-                if (seq[s] != t->vseq[k] || !t->vact[k] || t->ready[k])
-                    continue; /* stale (vwoken's test) */
-                int64_t at = t->vnext[k]; /* vplace's cycle; when it has come, its ready_on inline (the
-                                           * common case: the unit freed, so the bulk's warps can go) */
-                if (t->vmemop[k] && t->ldst_free[i] > at)
-                    at = t->ldst_free[i];
-                if (at <= now)
-                    ready_on(t, i, k, s);
-                else
-                    vplace(g, t, i, s, now);
-            }
+        vrelease_bulk(g, t, i, o, due, seq, hi < end || !t->bulk_lazy);
 }
 
 /* The wake-ups of SM i due by its clock. */
@@ -1758,6 +1798,7 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     r.miss_stalls = o->ff_miss_stalls;
     r.slow = o->slow_paths;
     r.tm.bulk = !o->slow_paths;
+    r.tm.bulk_lazy = !o->slow_paths;
     rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
                          : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
     out->ff_seconds = r.ff_seconds;

@@ -33,7 +33,7 @@ static size_t add_line(gpuest_line_req_t *out, size_t first, size_t n, uint64_t 
     return n + 1;
 }
 
-size_t gpuest_coalesce(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX])
+size_t gpuest_coalesce_slow(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX])
 {
     if (inst->kind != GPUEST_INST_MEM || inst->active_mask == 0 || inst->size == 0)
         return 0;
@@ -60,4 +60,35 @@ size_t gpuest_coalesce(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_C
         }
     }
     return n;
+}
+
+size_t gpuest_coalesce(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX])
+{
+    if (inst->kind != GPUEST_INST_MEM || inst->active_mask == 0 || inst->size == 0)
+        return 0;
+    const uint64_t line_mask = ~(uint64_t)(GPUEST_LINE_BYTES - 1);
+    int sub = inst->size <= 4 ? 32 : inst->size == 8 ? 16 : 8;
+    if (sub == GPUEST_WARP_SIZE) { /* one sub-warp: when every active lane stays in the first lane's line
+                                    * (a broadcast, a contiguous row) the loop below makes one request of
+                                    * that line with every active lane and the OR of their sectors */
+        uint64_t l0 = inst->addr[__builtin_ctz(inst->active_mask)] & line_mask, off = 0;
+        uint8_t sectors = 0;
+        for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++) {
+            if (!(inst->active_mask & (1u << lane)))
+                continue;
+            uint64_t a = inst->addr[lane], last = a + inst->size - 1;
+            off |= (a ^ l0) & line_mask;
+            off |= (last ^ l0) & line_mask;
+            if (off)
+                break;
+            sectors |= sector_span((uint32_t)(a - l0), (uint32_t)(last - l0));
+        }
+        if (!off) {
+            out[0].line = l0;
+            out[0].sectors = sectors;
+            out[0].lanes = inst->active_mask;
+            return 1;
+        }
+    }
+    return gpuest_coalesce_slow(inst, out);
 }

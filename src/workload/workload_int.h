@@ -193,6 +193,10 @@ static inline void gen_launch(gpuest_launch_t *l, const char *name, uint32_t gx,
 /* Reads a typed element of an allocation (host-side functional execution). */
 #define GEN_AT(alloc, type, i) (((type *)(void *)(alloc)->data)[(i)])
 
+/* gpuest_coalesce without its one-line fast path: the lane loop alone (the same requests;
+ * tests/workload/test_coalesce_fast.c compares the two). */
+size_t gpuest_coalesce_slow(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX]);
+
 /* Graph / matrix input builders shared by generators (inputs.c). */
 typedef struct {
     int64_t n;          /* vertices */
