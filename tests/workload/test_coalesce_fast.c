@@ -1,9 +1,9 @@
 /* test_coalesce_fast.c: gpuest_coalesce's one-line fast path (src/workload/coalesce.c, seventh
  * session) gives the requests of the lane loop it short-cuts (gpuest_coalesce_slow), field for field,
  * on seeded instructions of every kind the generators make: broadcasts, contiguous rows, strided and
- * scattered lanes, a lane straddling two lines, sparse active masks, sizes 1 to 16. A fast path that
- * took a two-line warp for one line, dropped a straddling lane's second line, or reported the lanes
- * of only the lanes it visited (not the active mask) differs here. */
+ * scattered lanes, lanes straddling two lines or two sectors, sparse active masks, sizes 1 to 16. A
+ * fast path that took a two-line warp for one line, dropped the second sector of a lane that spans
+ * two (checked: that mutant fails), or reported only the lanes it visited differs here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@ static void make_inst(gpuest_rng_t *rng, gpuest_inst_t *in)
     if (in->active_mask == 0)
         in->active_mask = 1u << gpuest_rng_below(rng, 32);
     uint64_t base = 0x10000 + gpuest_rng_below(rng, 1 << 20) * in->size;
-    int pattern = (int)gpuest_rng_below(rng, 6);
+    int pattern = (int)gpuest_rng_below(rng, 7);
     for (int l = 0; l < GPUEST_WARP_SIZE; l++) {
         uint64_t a;
         switch (pattern) {
@@ -33,7 +33,9 @@ static void make_inst(gpuest_rng_t *rng, gpuest_inst_t *in)
         case 2: a = base + (uint64_t)l * 4 * in->size; break;                 /* strided */
         case 3: a = (base & ~127ull) + gpuest_rng_below(rng, 128 / in->size) * in->size; break; /* one line, any order */
         case 4: a = base + gpuest_rng_below(rng, 1 << 14) * in->size; break; /* scattered */
-        default: a = (base & ~127ull) + 126 + (uint64_t)(l % 2) * 64; break;  /* lanes straddling a line */
+        case 5: a = (base & ~127ull) + 126 + (uint64_t)(l % 2) * 64; break;  /* lanes straddling a line */
+        default: a = (base & ~127ull) + gpuest_rng_below(rng, 129 - in->size); break; /* one line, unaligned:
+                                                                                       * a lane may span two sectors */
         }
         in->addr[l] = a;
     }
