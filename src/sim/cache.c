@@ -31,7 +31,7 @@ void sim_tags_invalidate_all(sim_tags_t *t)
 
 static sim_way_t *set_of(sim_tags_t *t, uint64_t index_addr)
 {
-    uint64_t set = (index_addr / (uint64_t)t->line_bytes) % (uint64_t)t->sets;
+    uint64_t set = sim_umod(sim_udiv(index_addr, (uint64_t)t->line_bytes), (uint64_t)t->sets);
     return &t->ways[set * (uint64_t)t->assoc];
 }
 

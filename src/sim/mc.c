@@ -47,8 +47,8 @@ void sim_mc_free(sim_mc_t *mc)
 
 uint64_t sim_mc_local(const sim_gpu_t *g, uint64_t addr)
 {
-    uint64_t il = (uint64_t)g->cfg->mc.interleave_bytes, chunk = addr / il;
-    return (chunk / (uint64_t)g->nchan) * il + addr % il;
+    uint64_t il = (uint64_t)g->cfg->mc.interleave_bytes, chunk = sim_udiv(addr, il);
+    return sim_udiv(chunk, (uint64_t)g->nchan) * il + sim_umod(addr, il);
 }
 
 int sim_mc_of(const sim_gpu_t *g, uint64_t addr)
@@ -57,13 +57,13 @@ int sim_mc_of(const sim_gpu_t *g, uint64_t addr)
     if (g->nsub == 1)
         return chan;
     uint64_t lb = (uint64_t)g->line_bytes;
-    return chan * g->nsub + (int)((sim_mc_local(g, addr) / lb) % (uint64_t)g->nsub);
+    return chan * g->nsub + (int)sim_umod(sim_udiv(sim_mc_local(g, addr), lb), (uint64_t)g->nsub);
 }
 
 uint64_t sim_sub_local(const sim_gpu_t *g, uint64_t addr)
 {
     uint64_t local = sim_mc_local(g, addr), lb = (uint64_t)g->line_bytes, ns = (uint64_t)g->nsub;
-    return (local / (lb * ns)) * lb + local % lb;
+    return sim_udiv(local, lb * ns) * lb + sim_umod(local, lb);
 }
 
 int sim_mc_reply_room(const sim_gpu_t *g, const sim_mc_t *mc)

@@ -112,16 +112,11 @@ static void ff_dram_row_at(sim_gpu_t *g, int chan, uint64_t local)
 {
     sim_dram_t *d = &g->chan[chan];
     uint64_t rb = (uint64_t)g->cfg->dram.row_bytes, nb = (uint64_t)g->cfg->dram.banks;
-    sim_bank_t *b = &d->banks[(local / rb) % nb];
+    sim_bank_t *b = &d->banks[sim_umod(sim_udiv(local, rb), nb)];
     if (b->has_cur)
         return;
     b->active = 1;
-    b->row = (int64_t)(local / (rb * nb));
-}
-
-static void ff_dram_row(sim_gpu_t *g, uint64_t line)
-{
-    ff_dram_row_at(g, gpuest_config_mc_of_address(g->cfg, line), sim_mc_local(g, line));
+    b->row = (int64_t)sim_udiv(local, rb * nb);
 }
 
 /* Where a line lives, each part computed once (sim_mc_of, sim_sub_local and ff_dram_row each
@@ -136,12 +131,22 @@ typedef struct {
 static ff_where_t ff_where(const sim_gpu_t *g, uint64_t line)
 {
     ff_where_t w;
-    uint64_t lb = (uint64_t)g->line_bytes, ns = (uint64_t)g->nsub;
-    w.chan = gpuest_config_mc_of_address(g->cfg, line);
-    w.local = sim_mc_local(g, line);
-    w.mc = g->nsub == 1 ? w.chan : w.chan * g->nsub + (int)((w.local / lb) % ns);
-    w.sub = (w.local / (lb * ns)) * lb + w.local % lb;
+    uint64_t lb = (uint64_t)g->line_bytes, ns = (uint64_t)g->nsub, il = (uint64_t)g->cfg->mc.interleave_bytes;
+    uint64_t chunk = sim_udiv(line, il), nm = (uint64_t)g->cfg->mc.num_mcs, nc = (uint64_t)g->nchan;
+    /* gpuest_config_mc_of_address and sim_mc_local: chunk % num_mcs and chunk / nchan, one division
+     * for both when the two counts are the same */
+    uint64_t q = sim_udiv(chunk, nc);
+    w.chan = (int)(nm == nc ? chunk - q * nc : sim_umod(chunk, nm));
+    w.local = q * il + sim_umod(line, il);
+    w.mc = g->nsub == 1 ? w.chan : w.chan * g->nsub + (int)sim_umod(sim_udiv(w.local, lb), ns);
+    w.sub = sim_udiv(w.local, lb * ns) * lb + sim_umod(w.local, lb);
     return w;
+}
+
+static void ff_dram_row(sim_gpu_t *g, uint64_t line)
+{
+    ff_where_t at = ff_where(g, line);
+    ff_dram_row_at(g, at.chan, at.local);
 }
 
 /* Lines in flight during fast-forward. The clock stands still in fast-forward, so without this
@@ -172,7 +177,7 @@ static uint64_t *pending_ready(const sim_gpu_t *g, ff_pending_t *p, const sim_mc
 /* The set of t that local (an address inside t's partition) maps to. */
 static sim_way_t *ff_set(sim_tags_t *t, uint64_t local)
 {
-    return &t->ways[(local / (uint64_t)t->line_bytes) % (uint64_t)t->sets * (uint64_t)t->assoc];
+    return &t->ways[sim_umod(sim_udiv(local, (uint64_t)t->line_bytes), (uint64_t)t->sets) * (uint64_t)t->assoc];
 }
 
 /* The way of set s (of t) holding line (valid, filled or pending), or NULL. */
@@ -431,6 +436,12 @@ typedef struct {
     int bulk;           /* 1: park in bulk (not slow_paths) */
     uint64_t sched_hash; /* FNV-1a over (SM, slot, virtual cycle) of every fast-forwarded issue */
     uint64_t parks_bulk, parks_list; /* wake-ups parked in the bulk and in the list */
+    /* vmemop[] as a bit set (nsm x rw), kept beside it (seventh session): the bulk hold pass takes
+     * the ready warps with a memory instruction as one AND of two words a 64 slots, where it read
+     * both byte arrays and visited every ready warp (gemm/default: that pass was 1.4 % of a
+     * sampled run in libgcc's popcount alone). Not read on the slow path. */
+    uint64_t *mbits;
+    int bulk_lazy;      /* 1: the released bulk's sequence numbers read in place (vrelease_bulk; not slow_paths) */
 } ff_timing_t;
 
 /* The memory system's back-pressure in the timed schedule (gpuest_sample_opts_t.ff_backpressure).
@@ -521,6 +532,7 @@ static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
     t->pbat = malloc(S * sizeof *t->pbat);
     t->pbn = calloc(S, sizeof *t->pbn);
     t->pbseq = calloc(N, sizeof *t->pbseq);
+    t->mbits = calloc(S * (size_t)t->rw, sizeof *t->mbits);
     t->sched_hash = 14695981039346656037ull;
     for (int s = 0; t->smask && s < (int)W; s++)
         t->smask[(size_t)(s % nsched) * (size_t)t->rw + (size_t)(s / 64)] |= 1ull << (s % 64);
@@ -531,7 +543,7 @@ static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
     return r->pend.ready && t->vreg && t->vnext && t->vmem && t->vstore && t->vage && t->vseq && t->vact &&
                    t->vmemop && t->ready && t->vclock && t->ldst_free && t->nready && t->heap && t->hn &&
                    t->park && t->pn && t->pmin && t->rbits && t->smask && t->syncs && t->pbits && t->pbat &&
-                   t->pbn && t->pbseq
+                   t->pbn && t->pbseq && t->mbits
                ? GPUEST_OK
                : GPUEST_ENOMEM;
 }
@@ -564,6 +576,7 @@ static void ff_free(ff_rates_t *r)
     free(t->pbat);
     free(t->pbn);
     free(t->pbseq);
+    free(t->mbits);
 }
 
 #define GPUEST_MAX_SMS_FF 1024 /* sim_gpu_build's limit on SMs */
@@ -578,6 +591,24 @@ typedef struct {
 } vinst_t;
 
 static int is_mem(const gpuest_inst_t *in) { return in->kind == GPUEST_INST_MEM; }
+
+/* vmemop[k] of warp slot (flat index k) of SM i set to m, and its bit in mbits. */
+static void set_memop(ff_timing_t *t, int i, size_t k, int slot, int m)
+{
+    t->vmemop[k] = (uint8_t)m;
+    uint64_t *w = &t->mbits[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)], bit = 1ull << (slot % 64);
+    *w = m ? *w | bit : *w & ~bit;
+}
+
+/* Set bits of x (an inline SWAR count: the build targets no popcount instruction, and the
+ * builtin's library call showed in the profile). */
+static int pop64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
 
 /* When warp k's fetched instruction in can issue: its operands, and for a barrier its loads, for
  * the exit its loads and stores. */
@@ -810,6 +841,61 @@ static void vwoken(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, vwake_t 
         vplace(g, t, i, e.slot, t->vclock[i]);
 }
 
+/* The sequence numbers of the due bulk's slots still to be placed (word w's bits in `rest`, and
+ * every later word's) copied into seq[slot]. */
+static void bulk_copy_seq(const ff_timing_t *t, size_t o, const uint64_t *due, int w, uint64_t rest, uint32_t *seq)
+{
+    for (int v = w; v < t->rw; v++)
+        for (uint64_t x = v == w ? due[v] & rest : due[v]; x; x &= x - 1) {
+            int s = v * 64 + __builtin_ctzll(x);
+            seq[s] = t->pbseq[o + (size_t)s];
+        }
+}
+
+/* The due bulk's warps of SM i placed at its clock, in slot order, as vwoken would place each one.
+ * The sequence numbers are read in place until the first placement that is not a plain ready_on
+ * (the common case: the unit freed, so the bulk's warps can go), and copied for the slots after
+ * it just before it (vplace may rebuild or park, which rewrites them); `copied` 1: seq holds them
+ * all already (the list's placements ran first). The ready bits and count of a word are gathered
+ * and stored before any vplace and at the word's end: nothing between reads them. */
+static void vrelease_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, const uint64_t *due, uint32_t *seq,
+                          int copied)
+{
+    int64_t now = t->vclock[i];
+    uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw];
+    for (int w = 0; w < t->rw; w++) {
+        uint64_t on = 0;
+        int cnt = 0;
+        for (uint64_t x = due[w]; x; x &= x - 1) {
+            int s = w * 64 + __builtin_ctzll(x);
+            size_t k = o + (size_t)s;
+            uint32_t sq = copied ? seq[s] : t->pbseq[k];
+            if (sq != t->vseq[k] || !t->vact[k] || t->ready[k])
+                continue; /* stale (vwoken's test) */
+            int64_t at = t->vnext[k]; /* vplace's cycle */
+            if (t->vmemop[k] && t->ldst_free[i] > at)
+                at = t->ldst_free[i];
+            if (at <= now) { /* vplace's ready_on */
+                t->ready[k] = 1;
+                on |= x & -x;
+                cnt++;
+                continue;
+            }
+            if (!copied) {
+                bulk_copy_seq(t, o, due, w, x & (x - 1), seq);
+                copied = 1;
+            }
+            rb[w] |= on;
+            t->nready[i] += cnt;
+            on = 0;
+            cnt = 0;
+            vplace(g, t, i, s, now);
+        }
+        rb[w] |= on;
+        t->nready[i] += cnt;
+    }
+}
+
 /* The list's wake-ups of SM i due by its clock: moved to the list's tail and taken out (the
  * count only falls, so no placement finds the wake-ups full, as with the heap's pop-then-place),
  * then placed one by one. A placement may append to the list: its j-th append lands on a due
@@ -831,8 +917,8 @@ static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
         }
     }
     t->pn[i] = hi;
-    /* the bulk, when due, is taken out too (its slots and their sequence numbers copied first: a
-     * placement below may park its warp in a new bulk) */
+    /* the bulk, when due, is taken out too (its sequence numbers copied before any placement: a
+     * placement may park its warp in a new bulk, or rebuild, which parks the others again) */
     uint64_t due[GPUEST_MAX_WARP_WORDS_FF] = {0};
     uint32_t seq[GPUEST_MAX_WARP_WORDS_FF * 64];
     int bulk_due = t->pbn[i] > 0 && t->pbat[i] <= now;
@@ -841,23 +927,17 @@ static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
         for (int w = 0; w < t->rw; w++) {
             due[w] = b[w];
             b[w] = 0;
-            for (uint64_t x = due[w]; x; x &= x - 1) {
-                int s = w * 64 + __builtin_ctzll(x);
-                seq[s] = t->pbseq[o + (size_t)s];
-            }
         }
         t->pbn[i] = 0;
         t->pbat[i] = INT64_MAX;
+        if (hi < end || !t->bulk_lazy)
+            bulk_copy_seq(t, o, due, 0, ~0ull, seq);
     }
     t->pmin[i] = left < t->pbat[i] ? left : t->pbat[i];
     for (int j = hi; j < end; j++)
         vwoken(g, t, i, o, p[j]);
     if (bulk_due)
-        for (int w = 0; w < t->rw; w++)
-            for (uint64_t x = due[w]; x; x &= x - 1) {
-                int s = w * 64 + __builtin_ctzll(x);
-                vwoken(g, t, i, o, (vwake_t){now, seq[s], s});
-            }
+        vrelease_bulk(g, t, i, o, due, seq, hi < end || !t->bulk_lazy);
 }
 
 /* The wake-ups of SM i due by its clock. */
@@ -895,7 +975,7 @@ static void vmirror(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
         memset(&t->vreg[k * GPUEST_REG_COUNT], 0, GPUEST_REG_COUNT * sizeof *t->vreg);
         t->vnext[k] = t->vmem[k] = t->vstore[k] = now;
         t->vage[k] = w->age;
-        t->vmemop[k] = (uint8_t)is_mem(&w->inst);
+        set_memop(t, i, k, s, is_mem(&w->inst));
     }
 }
 
@@ -971,32 +1051,23 @@ static int vhold_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
 {
     int W = g->cfg->core.warps_per_sm;
     size_t o = (size_t)i * (size_t)W;
-    const uint8_t *ready = &t->ready[o], *memop = &t->vmemop[o];
     int64_t at = t->ldst_free[i];
     if (at <= now + 1 || (t->pbn[i] > 0 && t->pbat[i] != at))
         return 0;
+    /* the ready warps with a memory instruction: ready[] and vmemop[] as their bit sets */
+    uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw], *pb = &t->pbits[(size_t)i * (size_t)t->rw];
+    const uint64_t *mb = &t->mbits[(size_t)i * (size_t)t->rw];
     int m = 0;
-    for (int b = 0; b + 8 <= W; b += 8) {
-        uint64_t r8, m8;
-        memcpy(&r8, ready + b, 8);
-        memcpy(&m8, memop + b, 8);
-        m += __builtin_popcountll(r8 & m8);
-    }
-    for (int s = W - W % 8; s < W; s++)
-        m += ready[s] & memop[s];
+    for (int w = 0; w < t->rw; w++)
+        m += pop64(rb[w] & mb[w]);
     if (m == 0)
         return 1;
     if (t->hn[i] + t->pn[i] + t->pbn[i] + m > t->hcap)
         return 0;
-    uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw], *pb = &t->pbits[(size_t)i * (size_t)t->rw];
     for (int w = 0; w < t->rw; w++) {
-        uint64_t park = 0;
-        for (uint64_t x = rb[w]; x; x &= x - 1) {
-            int s = w * 64 + __builtin_ctzll(x);
-            if (!memop[s])
-                continue;
-            size_t k = o + (size_t)s;
-            park |= x & -x;
+        uint64_t park = rb[w] & mb[w];
+        for (uint64_t x = park; x; x &= x - 1) {
+            size_t k = o + (size_t)(w * 64 + __builtin_ctzll(x));
             t->ready[k] = 0;
             t->pbseq[k] = ++t->vseq[k];
         }
@@ -1093,7 +1164,7 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         (*done)++;
         vissue(g, r, i, k, &in, now);
         t->vnext[k] = vready_of(t, k, &w->inst);
-        t->vmemop[k] = (uint8_t)is_mem(&w->inst);
+        set_memop(t, i, k, slot, is_mem(&w->inst));
         if (in.kind == GPUEST_INST_BARRIER) { /* it waits, or it released its CTA */
             vbarrier(g, t, i, slot, now);
             continue;
@@ -1727,6 +1798,7 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     r.miss_stalls = o->ff_miss_stalls;
     r.slow = o->slow_paths;
     r.tm.bulk = !o->slow_paths;
+    r.tm.bulk_lazy = !o->slow_paths;
     rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
                          : gpuest_fail(err, GPUEST_ENOMEM, "out of memory for fast-forward");
     out->ff_seconds = r.ff_seconds;

@@ -584,4 +584,17 @@ void sim_stats_network(const sim_gpu_t *g, const gpuest_noc_stats_t *ns, const u
                        gpuest_sim_stats_t *s);
 void sim_noc_stats_add(gpuest_noc_stats_t *acc, const gpuest_noc_stats_t *x);
 
+/* x / d and x % d (d >= 1) by a shift and a mask when d is a power of two (the cache, channel and
+ * bank geometries mostly are), else by the division: the same value either way, without a 64-bit
+ * division on the fast-forward's tag and address paths (seventh session). */
+static inline uint64_t sim_udiv(uint64_t x, uint64_t d)
+{
+    return (d & (d - 1)) == 0 ? x >> __builtin_ctzll(d) : x / d;
+}
+
+static inline uint64_t sim_umod(uint64_t x, uint64_t d)
+{
+    return (d & (d - 1)) == 0 ? x & (d - 1) : x % d;
+}
+
 #endif

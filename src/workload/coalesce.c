@@ -33,7 +33,7 @@ static size_t add_line(gpuest_line_req_t *out, size_t first, size_t n, uint64_t 
     return n + 1;
 }
 
-size_t gpuest_coalesce(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX])
+size_t gpuest_coalesce_slow(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX])
 {
     if (inst->kind != GPUEST_INST_MEM || inst->active_mask == 0 || inst->size == 0)
         return 0;
@@ -60,4 +60,36 @@ size_t gpuest_coalesce(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_C
         }
     }
     return n;
+}
+
+size_t gpuest_coalesce(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX])
+{
+    if (inst->kind != GPUEST_INST_MEM || inst->active_mask == 0 || inst->size == 0)
+        return 0;
+    const uint64_t line_mask = ~(uint64_t)(GPUEST_LINE_BYTES - 1);
+    int sub = inst->size <= 4 ? 32 : inst->size == 8 ? 16 : 8;
+    if (sub == GPUEST_WARP_SIZE) { /* one sub-warp: when every active lane stays in the first lane's line
+                                    * (a broadcast, a contiguous row) the lane loop makes one request of
+                                    * that line with every active lane and the OR of their sectors */
+        uint32_t mask = inst->active_mask;
+        uint64_t l0 = inst->addr[__builtin_ctz(mask)] & line_mask, off = 0, sz1 = inst->size - 1;
+        uint32_t sectors = 0;
+        /* 8 lanes at a time without branches (an inactive lane's address is masked out); a lane of
+         * at most 4 bytes covers the sectors of its first and last byte (sector_span of [lo, hi]) */
+        for (int b = 0; b < GPUEST_WARP_SIZE && !(off & line_mask); b += 8)
+            for (int lane = b; lane < b + 8; lane++) {
+                uint64_t on = 0 - (uint64_t)(mask >> lane & 1);
+                uint64_t a = inst->addr[lane], last = a + sz1;
+                off |= ((a ^ l0) | (last ^ l0)) & on;
+                sectors |= ((1u << (a % GPUEST_LINE_BYTES / GPUEST_SECTOR_BYTES)) | (1u << (last % GPUEST_LINE_BYTES / GPUEST_SECTOR_BYTES))) &
+                           (uint32_t)on;
+            }
+        if (!(off & line_mask)) {
+            out[0].line = l0;
+            out[0].sectors = (uint8_t)sectors;
+            out[0].lanes = mask;
+            return 1;
+        }
+    }
+    return gpuest_coalesce_slow(inst, out);
 }

@@ -326,6 +326,16 @@ gpuest_err gpuest_warp_next(gpuest_warp_t *w, gpuest_inst_t *inst, gpuest_error_
     return GPUEST_OK;
 }
 
+/* Set bits of x (an inline SWAR count: the build targets no popcount instruction, and the
+ * builtin's library call was a visible part of the sampler's counting pass). */
+static int pop32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
 gpuest_err gpuest_warp_count(gpuest_warp_t *w, uint64_t *warp_insts, uint64_t *thread_insts, gpuest_error_t *err)
 {
     uint64_t wi = 0, ti = 0;
@@ -339,7 +349,7 @@ gpuest_err gpuest_warp_count(gpuest_warp_t *w, uint64_t *warp_insts, uint64_t *t
                 return GPUEST_OK;
             }
             wi++;
-            ti += (uint64_t)__builtin_popcount(w->buf[i].active_mask);
+            ti += (uint64_t)pop32(w->buf[i].active_mask);
         }
         w->pos = w->n;
         if (w->finished)

@@ -193,6 +193,10 @@ static inline void gen_launch(gpuest_launch_t *l, const char *name, uint32_t gx,
 /* Reads a typed element of an allocation (host-side functional execution). */
 #define GEN_AT(alloc, type, i) (((type *)(void *)(alloc)->data)[(i)])
 
+/* gpuest_coalesce without its one-line fast path: the lane loop alone (the same requests;
+ * tests/workload/test_coalesce_fast.c compares the two). */
+size_t gpuest_coalesce_slow(const gpuest_inst_t *inst, gpuest_line_req_t out[GPUEST_COALESCE_MAX]);
+
 /* Graph / matrix input builders shared by generators (inputs.c). */
 typedef struct {
     int64_t n;          /* vertices */
@@ -203,6 +207,10 @@ typedef struct {
 
 /* Power-law degree graph (avg degree about avg_deg), undirected, no self loops. */
 gpuest_err gen_graph_powerlaw(gpuest_rng_t *rng, int64_t n, double avg_deg, gen_graph_t *g, gpuest_error_t *err);
+/* gen_graph_powerlaw with slow 1: every endpoint by a binary search over the whole cumulative
+ * weights (the path the bucket index replaced; the same graph, tests/workload/test_graph_index.c) */
+gpuest_err gen_graph_powerlaw_paths(gpuest_rng_t *rng, int64_t n, double avg_deg, int slow, gen_graph_t *g,
+                                    gpuest_error_t *err);
 /* Road-like grid: w x h lattice with a fraction of extra local shortcuts. */
 gpuest_err gen_graph_grid(gpuest_rng_t *rng, int64_t w, int64_t h, gen_graph_t *g, gpuest_error_t *err);
 void gen_graph_free(gen_graph_t *g);
