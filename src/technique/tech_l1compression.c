@@ -204,9 +204,9 @@ static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gp
     if (cfg->technique.l1_compression == GPUEST_L1COMP_KERNEL_OPT && !launch_driver) {
         char at[256];
         return gpuest_fail(err, GPUEST_EUNSUPPORTED,
-                           "%s: kernel_opt is an oracle that runs every launch in none, static_bdi and "
-                           "static_sc by forked copies of the simulation and keeps the fastest; only "
-                           "'gpuest simulate' can run it (this path simulates each launch once)",
+                           "%s: technique.l1_compression = kernel_opt is an oracle that runs every launch in "
+                           "none, static_bdi and static_sc by forked copies of the simulation and keeps the "
+                           "fastest; only 'gpuest simulate' can run it (this path simulates each launch once)",
                            gpuest_config_key_origin(cfg, "technique", "l1_compression", at, sizeof at));
     }
     l1c_t *c = calloc(1, sizeof *c);
