@@ -30,7 +30,8 @@ for w in $workloads; do
     "$gpuest" simulate --preset latte15 --workload "$w" --scale small --seed 1 --max-instructions 1000000 \
         --set technique.l1_compression=kernel_opt > "$work/$w.out" 2>&1 ||
         { echo "latte-kopt.sh: $w failed:" >&2; cat "$work/$w.out" >&2; exit 1; }
-    pol=$(awk '$1 == "total" { print $2 }' "$work/$w.out")
+    pol=$(awk '$1 ~ /^total/ { print $2 }' "$work/$w.out") # total* when the limit cut the run
+    [ -n "$pol" ] || { echo "latte-kopt.sh: $w: no total row in its output" >&2; exit 1; }
     modes=$(awk '/^kernel_opt launch/ { n++; c[$NF]++ } END { printf "%d %d %d %d", n, c["none"], c["bdi"], c["sc"] }' \
         "$work/$w.out")
     awk -F, -v w="$w" -v pol="$pol" -v modes="$modes" '
