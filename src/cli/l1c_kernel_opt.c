@@ -93,7 +93,10 @@ static gpuest_err kopt_next_launch(void *ctx, gpuest_launch_t *launch, int *done
     return gpuest_technique_set_l1c_mode(kopt.techs, cli_kopt_modes[choice], err);
 }
 
-void cli_kopt_prepare(void) { gpuest_l1c_set_launch_driver(1); }
+void cli_kopt_prepare(void)
+{
+    gpuest_l1c_set_launch_driver(1);
+}
 
 gpuest_err cli_kopt_start(gpuest_sim_source_t *src, gpuest_sim_opts_t *so, gpuest_technique_set_t *techs,
                           gpuest_error_t *err)
@@ -117,9 +120,15 @@ void cli_kopt_child_end(gpuest_err rc, const gpuest_sim_result_t *r)
     _exit(1); /* the run failed: the parent reads a missing cost and says which launch */
 }
 
-size_t cli_kopt_count(void) { return kopt.n; }
+size_t cli_kopt_count(void)
+{
+    return kopt.n;
+}
 
-const cli_kopt_launch_t *cli_kopt_launch(size_t i) { return i < kopt.n ? &kopt.launches[i] : NULL; }
+const cli_kopt_launch_t *cli_kopt_launch(size_t i)
+{
+    return i < kopt.n ? &kopt.launches[i] : NULL;
+}
 
 void cli_kopt_print(FILE *out)
 {

@@ -7,7 +7,8 @@
  *  - launch 0's three costs are the launch-0 cycles of separate none, static_bdi and static_sc
  *    runs (every run starts launch 0 from the same state), so each copy ran in its own mode;
  *  - the winners are none, SC, BDI (catches a policy stuck in one mode);
- *  - the same command gives the same bytes twice (determinism). */
+ *  - the same command gives the same bytes twice (determinism);
+ *  - the estimate of kernel_opt takes its fastest candidate. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,9 +69,8 @@ static void test_launch_rows_are_the_winners(void **st)
             fail_msg("no '%s' in: %s", key, out);
         p = strchr(p + strlen(key), ':');
         assert_non_null(p);
-        assert_int_equal(sscanf(p, ": none %lf bdi %lf sc %lf -> %7s", &cost[l][0], &cost[l][1], &cost[l][2],
-                                choice[l]),
-                         4);
+        assert_int_equal(
+            sscanf(p, ": none %lf bdi %lf sc %lf -> %7s", &cost[l][0], &cost[l][1], &cost[l][2], choice[l]), 4);
     }
     assert_string_equal(choice[0], "none");
     assert_string_equal(choice[1], "sc");
@@ -116,11 +116,41 @@ static void test_same_output_twice(void **st)
     assert_string_equal(a, b);
 }
 
+/* The estimate of kernel_opt is its fastest candidate's (the model's rule GPUEST_MODEL_L1C_FASTEST,
+ * per phase where the calibration has phases): on fermi 2dconv (small) static_sc's estimate is
+ * faster than none's and static_bdi's, so kernel_opt's IPC is at least each of theirs and above
+ * none's. Catches the rule picking the slowest candidate, staying in none, or AMAT_GPU's pick. */
+static double estimate_ipc(const char *policy)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd,
+             "estimate --preset fermi --workload 2dconv --scale small --set technique.l1_compression=%s", policy);
+    if (run_gpuest(cmd, out, sizeof out) != 0)
+        fail_msg("%s: %s", policy, out);
+    for (const char *p = strstr(out, "\npoint "); p; p = strstr(p + 1, "\npoint ")) {
+        double ipc;
+        if (sscanf(p, "\npoint %lf", &ipc) == 1)
+            return ipc;
+    }
+    fail_msg("%s: no estimate row in: %s", policy, out);
+    return 0;
+}
+
+static void test_estimate_takes_the_fastest(void **st)
+{
+    (void)st;
+    double kopt = estimate_ipc("kernel_opt"), none = estimate_ipc("none");
+    double bdi = estimate_ipc("static_bdi"), sc = estimate_ipc("static_sc");
+    assert_true(kopt >= none && kopt >= bdi && kopt >= sc);
+    assert_true(kopt > none);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launch_rows_are_the_winners),
         cmocka_unit_test(test_same_output_twice),
+        cmocka_unit_test(test_estimate_takes_the_fastest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

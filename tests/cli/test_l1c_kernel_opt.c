@@ -59,7 +59,7 @@ static void test_refused_without_the_driver(void **st)
 static const uint64_t cost[LAUNCHES][GPUEST_L1C_MODES] = {{100, 80, 120, 0}, {50, 70, 40, 0}, {60, 60, 60, 0}};
 
 typedef struct {
-    int next; /* the next launch to hand out */
+    int next;      /* the next launch to hand out */
     int fail_mode; /* a run of this mode fails (-1: none) */
 } script_t;
 
