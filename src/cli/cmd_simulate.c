@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_source.h"
 #include "commands.h"
+#include "l1c_kernel_opt.h"
 #include "l1c_oracle.h"
 #include "sim/sim.h"
 #include "technique/technique.h"
@@ -45,6 +46,8 @@ static void simulate_help(FILE *out)
             "                         other SMs keep theirs; rule: it deviates for one EP, then LATTE-CC's\n"
             "                         rule decides for every SM (a rollout), and unlabelled EPs follow the rule\n\n"
             "Techniques are switched on with --set technique.KEY=V (see 'gpuest config show');\n"
+            "technique.l1_compression=kernel_opt runs every launch in none, BDI and SC (forked copies),\n"
+            "keeps the fastest and prints one 'kernel_opt launch' line per launch.\n"
             "each prints its own statistics as 'technique NAME = VALUE' lines.\n");
 }
 
@@ -333,8 +336,14 @@ int cli_cmd_simulate(int argc, char **argv)
     gpuest_technique_env_t env = {&o.mc.cfg, gpuest_workload_image(wl), gen ? gen->name : NULL, cli_model_dir(),
                                   o.src.seed, NULL, 0.0};
     gpuest_technique_set_t *techs = NULL;
+    int kernel_opt = o.mc.cfg.technique.l1_compression == GPUEST_L1COMP_KERNEL_OPT;
+    if (kernel_opt) /* this command sets the L1D's mode at every launch (l1c_kernel_opt.c) */
+        cli_kopt_prepare();
     rc = gpuest_technique_set_create(&env, &so.hooks, &techs, &err);
+    if (rc == GPUEST_OK && kernel_opt)
+        rc = cli_kopt_start(&src, &so, techs, &err);
     if (rc != GPUEST_OK) {
+        cli_kopt_stop();
         gpuest_technique_set_destroy(techs);
         gpuest_workload_destroy(wl);
         return cli_report("simulate", rc, &err);
@@ -347,6 +356,8 @@ int cli_cmd_simulate(int argc, char **argv)
         cli_l1c_oracle_start(gpuest_workload_name(wl), (unsigned)o.l1c_horizon, (unsigned)o.l1c_every,
                              o.l1c_continue && strcmp(o.l1c_continue, "rule") == 0, &err);
     rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
+    if (kernel_opt) /* a forked copy reports its launch's cycles and ends here */
+        cli_kopt_child_end(rc, &r);
     if (o.l1c_oracle) { /* a child whose EP outlived the run ends here */
         gpuest_error_t oerr;
         gpuest_error_clear(&oerr);
@@ -358,8 +369,12 @@ int cli_cmd_simulate(int argc, char **argv)
     }
     gpuest_progress_finish(so.progress);
     int code = rc != GPUEST_OK ? cli_report("simulate", rc, &err) : report(&o, gpuest_workload_name(wl), &r);
+    if (rc == GPUEST_OK && kernel_opt)
+        cli_kopt_print(stdout);
     if (rc == GPUEST_OK)
         print_technique_stats(techs);
+    if (kernel_opt)
+        cli_kopt_stop();
     gpuest_technique_set_destroy(techs);
     gpuest_sim_result_free(&r);
     gpuest_workload_destroy(wl);

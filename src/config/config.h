@@ -47,6 +47,7 @@ typedef enum {
     GPUEST_L1COMP_ADAPTIVE_HIT_COUNT,
     GPUEST_L1COMP_ADAPTIVE_CMP,
     GPUEST_L1COMP_FANN,
+    GPUEST_L1COMP_KERNEL_OPT, /* Kernel-OPT: none / BDI / SC per launch, the fastest of forked runs (gpuest simulate) */
 } gpuest_l1_compression_t;
 typedef enum {
     GPUEST_COALESCE_NONE = 0,

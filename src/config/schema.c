@@ -19,7 +19,8 @@ static const char *const probing_names[] = {"none", "pp", "dp", "ip", "rp", "ccn
 static const char *const probe_selector_names[] = {"supplier", "index", NULL};
 static const char *const l1_compression_names[] = {"none",     "static_bdi",       "static_sc",
                                                    "static_bpc", "latte_cc",        "latte_cc_bdi_bpc",
-                                                   "adaptive_hit_count", "adaptive_cmp", "fann", NULL};
+                                                   "adaptive_hit_count", "adaptive_cmp", "fann",
+                                                   "kernel_opt", NULL};
 static const char *const coalescing_names[] = {"none", "pcu", "warppool", "pcu+warppool", NULL};
 static const char *const filtering_names[] = {"none", "df_truc", "df_man", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", NULL};

@@ -120,6 +120,19 @@ static int external_pick(const gpuest_model_transform_t *t, const gpuest_gpu_est
     return cur;
 }
 
+/* Kernel-OPT: the candidate whose own estimate runs fastest (highest IPC; ties: the lower latency,
+ * earlier one). The simulator's kernel_opt times each launch in each mode and keeps the fastest;
+ * the model has no launches but phases (gpuest_gpu_model_solve_phases solves each phase with this
+ * transform), so with a phased calibration the pick is per phase, otherwise one for the run. */
+static int fastest_pick(const gpuest_gpu_estimate_t *est, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (est[i].ipc > est[best].ipc)
+            best = i;
+    return best;
+}
+
 gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_workload_t *w,
                                   const gpuest_model_transform_t *t, const gpuest_gpu_params_t *p,
                                   gpuest_gpu_estimate_t *out, gpuest_error_t *err)
@@ -151,8 +164,9 @@ gpuest_err gpuest_model_l1c_solve(gpuest_gpu_model_t *m, const gpuest_model_work
     for (int i = 0; i < n; i++)
         if (est[i].l1_dq_wait > 0)
             seen.l1c_hit_extra[i] = t->l1c_dq_share[i] * est[i].l1_dq_wait;
-    int pick = t->l1c_rule == GPUEST_MODEL_L1C_EXTERNAL
-                   ? external_pick(&seen, est, n, w, hit_latency)
+    int pick = t->l1c_rule == GPUEST_MODEL_L1C_EXTERNAL ? external_pick(&seen, est, n, w, hit_latency)
+               : t->l1c_rule == GPUEST_MODEL_L1C_FASTEST
+                   ? fastest_pick(est, n)
                    : gpuest_model_l1c_pick(&seen, est, w->l1_hit_rate, hit_latency, w->avail_warps,
                                            w->cycles_per_schedule);
     *out = est[pick];

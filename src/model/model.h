@@ -435,6 +435,7 @@ enum {
     GPUEST_MODEL_L1C_FEWEST_MISSES, /* Adaptive-Hit-Count */
     GPUEST_MODEL_L1C_CMP,       /* Adaptive-CMP: largest positive (avoided x miss latency - paid) */
     GPUEST_MODEL_L1C_EXTERNAL,  /* l1c_choose (FANN) */
+    GPUEST_MODEL_L1C_FASTEST,   /* Kernel-OPT: the candidate of the highest estimated IPC (per phase) */
 };
 #define GPUEST_MODEL_L1C_MAX 4
 /* What an external rule sees: the measured latency tolerance and its factors, the model's miss

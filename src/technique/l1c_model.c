@@ -535,6 +535,7 @@ static gpuest_err adaptive_transform(const gpuest_technique_env_t *env, int poli
     out->l1c_rule = policy == GPUEST_L1COMP_ADAPTIVE_HIT_COUNT ? GPUEST_MODEL_L1C_FEWEST_MISSES
                     : policy == GPUEST_L1COMP_ADAPTIVE_CMP    ? GPUEST_MODEL_L1C_CMP
                     : policy == GPUEST_L1COMP_FANN            ? GPUEST_MODEL_L1C_EXTERNAL
+                    : policy == GPUEST_L1COMP_KERNEL_OPT      ? GPUEST_MODEL_L1C_FASTEST
                                                               : GPUEST_MODEL_L1C_AMAT_GPU;
     if (policy == GPUEST_L1COMP_FANN) {
         GPUEST_TRY(fann_load(env->model_dir, err));

@@ -147,3 +147,11 @@ size_t gpuest_technique_set_stats(gpuest_technique_set_t *set, gpuest_technique_
             n += set->tech[i]->stats(set->state[i], out + n, max - n);
     return n;
 }
+
+gpuest_err gpuest_technique_set_l1c_mode(gpuest_technique_set_t *set, int mode, gpuest_error_t *err)
+{
+    for (size_t i = 0; set && i < set->n; i++)
+        if (set->tech[i] == &gpuest_tech_l1compression)
+            return tech_l1c_set_mode(set->state[i], mode, err);
+    return gpuest_fail(err, GPUEST_EINVAL, "technique.l1_compression is off: no compressed L1 mode to set");
+}

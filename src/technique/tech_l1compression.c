@@ -104,6 +104,7 @@ typedef struct {
     gpuest_learn_net_t *net; /* fann only */
     double fann_span, fann_margin; /* the model's metadata 'rule_span' and 'margin' (0 when absent) */
     double fann_guard;             /* 'range_guard' (0 when absent) */
+    int kernel_opt;                /* 1: kernel_opt, the mode set per launch by the caller */
 } l1c_t;
 
 const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES] = {
@@ -120,6 +121,10 @@ void gpuest_l1c_set_ep_observer(gpuest_l1c_ep_fn fn, void *ctx)
     ep_observer = fn;
     ep_observer_ctx = ctx;
 }
+
+static int launch_driver;
+
+void gpuest_l1c_set_launch_driver(int on) { launch_driver = on; }
 
 static const char *const l1c_keys[] = {"l1_compression", NULL};
 
@@ -180,6 +185,10 @@ static void set_policy(l1c_t *c, int policy)
         [GPUEST_L1COMP_ADAPTIVE_HIT_COUNT] = {RULE_HIT_COUNT, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
         [GPUEST_L1COMP_ADAPTIVE_CMP] = {RULE_CMP, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
         [GPUEST_L1COMP_FANN] = {RULE_FANN, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
+        /* Kernel-OPT: static within a launch (no dedicated sets), the mode set by the caller before
+         * each launch (gpuest_technique_set_l1c_mode); it starts in none. SC's books are built and
+         * rebuilt on the usual EP / period schedule whatever the mode, as in static_sc. */
+        [GPUEST_L1COMP_KERNEL_OPT] = {RULE_STATIC, {GPUEST_L1C_NONE, GPUEST_L1C_BDI, GPUEST_L1C_SC}, 3},
     };
     c->rule = table[policy].rule;
     c->ncand = table[policy].ncand;
@@ -192,6 +201,14 @@ static void set_policy(l1c_t *c, int policy)
 static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gpuest_error_t *err)
 {
     const gpuest_config_t *cfg = env->cfg;
+    if (cfg->technique.l1_compression == GPUEST_L1COMP_KERNEL_OPT && !launch_driver) {
+        char at[256];
+        return gpuest_fail(err, GPUEST_EUNSUPPORTED,
+                           "%s: technique.l1_compression = kernel_opt is an oracle that runs every launch in "
+                           "none, static_bdi and static_sc by forked copies of the simulation and keeps the "
+                           "fastest; only 'gpuest simulate' can run it (this path simulates each launch once)",
+                           gpuest_config_key_origin(cfg, "technique", "l1_compression", at, sizeof at));
+    }
     l1c_t *c = calloc(1, sizeof *c);
     if (!c || !(c->sm = calloc((size_t)cfg->core.num_sms, sizeof *c->sm))) {
         free(c);
@@ -202,6 +219,7 @@ static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gp
     c->l1_bytes = cfg->l1.size_bytes;
     c->assoc = cfg->l1.assoc;
     set_policy(c, cfg->technique.l1_compression);
+    c->kernel_opt = cfg->technique.l1_compression == GPUEST_L1COMP_KERNEL_OPT;
     const gpuest_compress_algo_t *a;
     gpuest_codec_opts_t o = {.line_bytes = GPUEST_LINE_BYTES};
     gpuest_err rc = gpuest_compress_lookup("bdi", &a, err);
@@ -648,6 +666,23 @@ void tech_l1c_counts(const void *state, int sm, int mode, uint64_t *hits, uint64
 }
 
 int tech_l1c_mode(const void *state, int sm) { return ((const l1c_t *)state)->sm[sm].mode; }
+
+gpuest_err tech_l1c_set_mode(void *state, int mode, gpuest_error_t *err)
+{
+    l1c_t *c = state;
+    if (!c->kernel_opt)
+        return gpuest_fail(err, GPUEST_EINVAL,
+                           "the compressed L1's mode can be set per launch only with technique.l1_compression = "
+                           "kernel_opt");
+    int ok = 0;
+    for (int i = 0; i < c->ncand; i++)
+        ok |= c->cand[i] == mode;
+    if (!ok)
+        return gpuest_fail(err, GPUEST_EINVAL, "kernel_opt: mode %d is not none, BDI or SC", mode);
+    for (int i = 0; i < c->nsm; i++)
+        c->sm[i].mode = mode;
+    return GPUEST_OK;
+}
 
 const gpuest_technique_t gpuest_tech_l1compression = {
     .name = "l1_compression",

@@ -147,4 +147,15 @@ void gpuest_l1c_set_ep_observer(gpuest_l1c_ep_fn fn, void *ctx);
 #ifdef __cplusplus
 }
 #endif
+/* Kernel-OPT (technique.l1_compression = kernel_opt): the mode (GPUEST_L1C_NONE, _BDI or _SC) every
+ * SM's L1D stores its lines in from now on, set by the caller before a launch. GPUEST_EINVAL when
+ * the set has no kernel_opt policy or the mode is not one of its three. */
+gpuest_err gpuest_technique_set_l1c_mode(gpuest_technique_set_t *set, int mode, gpuest_error_t *err);
+/* Process-wide, like the EP observer: 1 when the caller of gpuest_technique_set_create will set the
+ * compressed L1's mode before every launch. kernel_opt's create refuses without it, since a path
+ * that simulates each launch once (sweep, sample, study runs) would silently run it all in none.
+ * (A switch rather than a field of gpuest_technique_env_t: every caller fills that struct in
+ * order, and only 'gpuest simulate' turns this on.) */
+void gpuest_l1c_set_launch_driver(int on);
+
 #endif

@@ -21,6 +21,8 @@ static inline size_t tech_stat(gpuest_technique_stat_t *out, size_t n, size_t ma
  * insertions) and its current follower mode, from the technique's state (hooks.ctx). */
 void tech_l1c_counts(const void *state, int sm, int mode, uint64_t *hits, uint64_t *misses);
 int tech_l1c_mode(const void *state, int sm);
+/* Kernel-OPT: every SM's mode from now on (policy: the config's technique.l1_compression). */
+gpuest_err tech_l1c_set_mode(void *state, int mode, gpuest_error_t *err);
 
 /* coalescing_model.c: the options of the functional walk every model transform runs (the
  * machine's SMs, residency and L1 geometry). */

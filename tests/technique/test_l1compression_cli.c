@@ -38,13 +38,13 @@ static void test_static_bdi_spends_every_ep_in_bdi(void **state)
     assert_true(stat("fills_compressed") > 0.0);
 }
 
-/* Every policy has an estimate (the adaptive ones were refused before): the adaptive ones print
- * their candidates and the one their rule takes. kernel_opt is no value of the key. */
+/* Every policy has an estimate (the adaptive ones were refused before): the adaptive ones and
+ * kernel_opt print their candidates and the one their rule takes; kernel_opt also simulates. */
 static void test_estimate_takes_every_policy(void **state)
 {
     (void)state;
     static const char *const policies[] = {"latte_cc", "latte_cc_bdi_bpc", "adaptive_hit_count", "adaptive_cmp",
-                                           "fann"};
+                                           "fann",     "kernel_opt"};
     for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
         char cmd[256];
         snprintf(cmd, sizeof cmd, "estimate --preset fermi --workload backprop --scale small "
@@ -57,7 +57,8 @@ static void test_estimate_takes_every_policy(void **state)
     assert_int_equal(run_gpuest("estimate --preset fermi --workload backprop --scale small "
                                 "--set technique.l1_compression=static_sc", out, sizeof out), 0);
     assert_non_null(strstr(out, "(compressed L1)"));
-    assert_int_equal(run_gpuest(RUN " --set technique.l1_compression=kernel_opt", out, sizeof out), 2);
+    assert_int_equal(run_gpuest(RUN " --set technique.l1_compression=kernel_opt", out, sizeof out), 0);
+    assert_non_null(strstr(out, "kernel_opt launch 0 "));
 }
 
 /* The fann policy with the shipped model (models/latte-fann.net) runs and reports its EPs; the
