@@ -7,6 +7,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "study/study.h"
+#include "technique/technique.h"
 
 static double field_y(const gpuest_sample_unit_t *u, int field)
 {
@@ -240,12 +241,25 @@ static gpuest_err sample_once(const gpuest_config_t *cfg, const char *workload, 
     gpuest_workload_t *a = NULL, *b = NULL;
     GPUEST_TRY(gpuest_workload_create(workload, scale, seed, &a, err));
     gpuest_err rc = gpuest_workload_create(workload, scale, seed, &b, err);
+    /* The techniques' hooks, as 'gpuest simulate' installs them, unless the caller brought its own
+     * (the sweep does): without them a sampled run of a hooked technique (compressed L1, probing,
+     * filtering...) would silently measure the baseline. A technique that cannot run here (the
+     * kernel_opt oracle) is refused before any unit runs. */
+    gpuest_sample_opts_t oh = *o;
+    gpuest_technique_set_t *techs = NULL;
+    static const gpuest_sim_hooks_t no_hooks;
+    if (rc == GPUEST_OK && memcmp(&o->hooks, &no_hooks, sizeof no_hooks) == 0) {
+        const gpuest_generator_t *gen = gpuest_workload_generator(a);
+        gpuest_technique_env_t env = {cfg, gpuest_workload_image(a), gen ? gen->name : workload, NULL, seed, NULL, 0.0};
+        rc = gpuest_technique_set_create(&env, &oh.hooks, &techs, err);
+    }
     if (rc == GPUEST_OK) {
         gpuest_sim_source_t sa, sb;
         gpuest_sim_source_workload(&sa, a);
         gpuest_sim_source_workload(&sb, b);
-        rc = gpuest_sim_sample(cfg, &sa, &sb, o, raw, err);
+        rc = gpuest_sim_sample(cfg, &sa, &sb, &oh, raw, err);
     }
+    gpuest_technique_set_destroy(techs);
     gpuest_workload_destroy(a);
     gpuest_workload_destroy(b);
     return rc;
