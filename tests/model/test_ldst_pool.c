@@ -9,42 +9,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "blocked_workload.h"
 #include "model/model.h"
 
-static gpuest_gpu_model_t *model(void)
-{
-    gpuest_config_t cfg;
-    gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
-    /* A wide DRAM request window, so that the channels' slots (dram_window.c) do not bound this
-     * miss-heavy workload: the test is about the LD/ST unit, not the DRAM. */
-    cfg.dram.queue_size = 1024;
-    gpuest_gpu_model_t *m;
-    assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
-    return m;
-}
+static gpuest_gpu_model_t *model(void) { return blocked_model(); }
 
-/* A scoreboard workload (warp profile) whose LD/ST unit is blocked 6 cycles a read at a 300-cycle
- * miss latency and whose warps wait dep cycles an epoch on compute results. */
-static void blocked_workload(gpuest_model_workload_t *w, double dep)
-{
-    memset(w, 0, sizeof *w);
-    w->insts_per_request = 8.0;
-    w->hits_per_request = 0.5;
-    w->l1_hit_rate = 0.3;
-    w->l2_hit_rate = 0.5;
-    w->dram_per_request = 0.5;
-    w->row_hit_rate = 0.5;
-    w->threads_per_warp_inst = 32;
-    w->avail_warps = 2.0;
-    w->cycles_per_schedule = 2.0;
-    w->resident_warps = 32;
-    w->insts_per_epoch = 20;
-    w->lines_per_epoch = 3;
-    w->dep_per_epoch = dep;
-    w->ldst_block_per_read = 6.0;
-    w->block_miss_latency = 300.0;
-}
+/* a scoreboard workload whose warps wait dep cycles an epoch on compute results */
+static void blocked_workload(gpuest_model_workload_t *w, double dep) { blocked_workload_with(w, 1, dep); }
 
 /* A pool transform: merge windows with nothing merged (so only the unblocking can act), 2 cycles. */
 static void pool_transform(gpuest_model_transform_t *t, double queues)

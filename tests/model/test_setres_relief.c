@@ -9,42 +9,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "blocked_workload.h"
 #include "model/model.h"
 
-static gpuest_gpu_model_t *model(void)
-{
-    gpuest_config_t cfg;
-    gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
-    cfg.dram.queue_size = 1024; /* the DRAM window out of the way, as test_ldst_pool.c */
-    gpuest_gpu_model_t *m;
-    assert_int_equal(gpuest_gpu_model_create(&cfg, &m, &err), GPUEST_OK);
-    return m;
-}
+static gpuest_gpu_model_t *model(void) { return blocked_model(); }
 
-/* A workload blocked 6 cycles a read at a 300-cycle miss latency; with profile = 1 a scoreboard
- * workload (an LD/ST station), else a token one. */
-static void blocked_workload(gpuest_model_workload_t *w, int profile)
-{
-    memset(w, 0, sizeof *w);
-    w->insts_per_request = 8.0;
-    w->hits_per_request = 0.5;
-    w->l1_hit_rate = 0.3;
-    w->l2_hit_rate = 0.5;
-    w->dram_per_request = 0.5;
-    w->row_hit_rate = 0.5;
-    w->threads_per_warp_inst = 32;
-    w->avail_warps = 2.0;
-    w->cycles_per_schedule = 2.0;
-    w->ldst_block_per_read = 6.0;
-    w->block_miss_latency = 300.0;
-    if (profile) {
-        w->resident_warps = 32;
-        w->insts_per_epoch = 20;
-        w->lines_per_epoch = 3;
-        w->dep_per_epoch = 10;
-    }
-}
+/* with profile = 1 a scoreboard workload (an LD/ST station), else a token one */
+static void blocked_workload(gpuest_model_workload_t *w, int profile) { blocked_workload_with(w, profile, 10); }
 
 static void pool_transform(gpuest_model_transform_t *t, double scale)
 {
