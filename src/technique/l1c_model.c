@@ -189,6 +189,10 @@ typedef struct {
     /* effective capacity, sampled on one SM's two L1s every EP (256 of its reads) */
     double cap_plain, cap_comp;
     uint64_t cap_samples;
+    /* the adaptive policies' learning windows (l1c_learnwin.c): this walk's candidate index in its
+     * policy (0: a static walk, none counted) */
+    int cand;
+    tech_l1c_learn_t *learn;
 } l1cm_walk_t;
 
 static int line_bytes_in_mode(l1cm_walk_t *w, int sm, uint64_t line, const uint8_t *data)
@@ -245,6 +249,8 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     } else {
         w->miss_comp++;
     }
+    if (w->learn)
+        tech_l1c_learn_read(w->learn, sm, line, plain_hit, comp_hit, w->cand);
     if (w->reads % L1CM_EP == 0) { /* the reading SM's effective capacity, every 256 reads */
         w->cap_plain += tech_l1cm_capacity(w->plain, sm);
         w->cap_comp += tech_l1cm_capacity(w->comp, sm);
@@ -301,6 +307,7 @@ static void walk_free(l1cm_walk_t *w)
     tech_dq_replay_destroy(w->dq);
     tech_fillq_destroy(w->fq);
     tech_scbook_destroy(w->sc);
+    tech_l1c_learn_destroy(w->learn);
 }
 
 static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets, int assoc, gpuest_error_t *err)
@@ -312,6 +319,8 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->comp, err));
     GPUEST_TRY(tech_dq_replay_create(n, decomp_cycles[w->mode], &w->dq, err));
     GPUEST_TRY(tech_fillq_create(&w->fq, err));
+    if (w->cand > 0) /* an adaptive policy's candidate: none, BDI and the high-capacity mode */
+        GPUEST_TRY(tech_l1c_learn_create(n, sets, 3, &w->learn, err));
     if (w->mode != GPUEST_L1C_SC) {
         GPUEST_TRY(gpuest_compress_lookup(w->mode == GPUEST_L1C_BDI ? "bdi" : "bpc", &a, err));
         return gpuest_codec_init(&w->codec, a, &o, err);
@@ -324,6 +333,9 @@ typedef struct {
     double miss_scale, hit_extra, avoided, paid, capacity, capacity_plain;
     double dq_latency, dq_share, dq_ahead; /* the decompression queue's inputs (model.h) */
     double dq_wait_at[GPUEST_MODEL_DQ_SPACINGS];
+    /* an adaptive candidate's learning windows: hits of none's and of its own dedicated sets in
+     * the windows of EPs that ended, and the learning EPs that ended (l1c_learnwin.c) */
+    uint64_t learn_hits_none, learn_hits_own, learn_eps;
 } l1cm_mode_t;
 
 /* Several modes in one walk (the walk consumes the workload's launches): one plain and one
@@ -388,10 +400,17 @@ static void mode_result(const l1cm_walk_t *w, l1cm_mode_t *out)
     out->dq_share = w->hits_comp ? (double)w->hits_on_compressed / (double)w->hits_comp : 0.0;
     out->dq_ahead = w->hits_on_compressed ? (double)w->comp_hits_ahead / (double)w->hits_on_compressed : 0.0;
     tech_dq_replay_waits(w->dq, out->dq_wait_at);
+    if (w->learn) {
+        out->learn_hits_none = tech_l1c_learn_hits(w->learn, 0);
+        out->learn_hits_own = tech_l1c_learn_hits(w->learn, w->cand);
+        out->learn_eps = tech_l1c_learn_eps(w->learn);
+    }
 }
 
-static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes, int n, l1cm_mode_t *out,
-                             gpuest_error_t *err)
+/* first_cand: the candidate index of modes[0] in an adaptive policy (its learning windows are
+ * counted), 0 for a static walk. */
+static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes, int n, int first_cand,
+                             l1cm_mode_t *out, gpuest_error_t *err)
 {
     const gpuest_config_t *cfg = env->cfg;
     gpuest_charact_opts_t o;
@@ -409,6 +428,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
     gpuest_err rc = GPUEST_OK;
     for (int i = 0; i < m.n && rc == GPUEST_OK; i++) {
         m.w[i].mode = modes[i];
+        m.w[i].cand = first_cand > 0 ? first_cand + i : 0;
         rc = walk_init(&m.w[i], cfg, o.l1_lines / o.l1_assoc, o.l1_assoc, err);
     }
     if (rc == GPUEST_OK)
@@ -515,7 +535,7 @@ static gpuest_err static_transform(const gpuest_technique_env_t *env, int mode, 
                                    gpuest_error_t *err)
 {
     l1cm_mode_t r;
-    GPUEST_TRY(walk_modes(env, &mode, 1, &r, err));
+    GPUEST_TRY(walk_modes(env, &mode, 1, 0, &r, err));
     out->l1_miss_scale = r.miss_scale;
     out->l1_hit_extra_latency = r.hit_extra;
     out->l1_dq_latency = r.dq_latency;
@@ -523,6 +543,17 @@ static gpuest_err static_transform(const gpuest_technique_env_t *env, int mode, 
     out->l1_dq_ahead = r.dq_ahead;
     memcpy(out->l1_dq_wait_at, r.dq_wait_at, sizeof out->l1_dq_wait_at);
     return GPUEST_OK;
+}
+
+/* The simulator's rule has evidence to leave none only when some learning EP ended and some
+ * candidate's dedicated sets hit in their windows (none's counted on the plain L1 of either walk,
+ * both walks seeing the same reads); with none, every AMAT_GPU is the miss latency, every miss ratio
+ * 1 and every Adaptive-CMP counter 0, and the tie goes to none (l1c_learnwin.c). */
+static int learn_evidence(const l1cm_mode_t r[2])
+{
+    uint64_t eps = r[0].learn_eps;
+    uint64_t hits = r[0].learn_hits_none + r[0].learn_hits_own + r[1].learn_hits_own;
+    return eps > 0 && hits > 0;
 }
 
 /* An adaptive policy: the plain L1 and each of its compressed modes walked as static ones, and the
@@ -541,7 +572,12 @@ static gpuest_err adaptive_transform(const gpuest_technique_env_t *env, int poli
         out->l1c_choose = fann_rule;
     }
     l1cm_mode_t r[2];
-    GPUEST_TRY(walk_modes(env, modes + 1, 2, r, err));
+    memset(r, 0, sizeof r);
+    GPUEST_TRY(walk_modes(env, modes + 1, 2, 1, r, err));
+    if (!learn_evidence(r)) { /* the policy's followers never leave none: the plain L1's estimate */
+        gpuest_model_transform_identity(out);
+        return GPUEST_OK;
+    }
     out->l1c_modes = 3;
     out->l1c_mode_id[0] = GPUEST_L1C_NONE;
     out->l1c_miss_scale[0] = 1.0;
