@@ -19,14 +19,19 @@
  * The decompressor queue of eq. 3: the walk also gives the share of hits on compressed lines, the
  * compressed hits of one warp instruction ahead of each, and the queue replayed on its own order at
  * several paces (dq_replay.c); the model reads the wait at its own throughput (src/model/l1c_queue.c).
- * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk. SC's code book
+ * A miss reserves its tag at once in both L1s (a raw line's room until its fill, at most one LRU
+ * line dropped then, as src/sim/l1_compressed.c; docs/estimator.md, "Compressed-L1 policies'
+ * modes in the estimate"). Short: no MSHR merging (a read of a line in flight is a miss here). SC's code book
  * follows the simulator's period rule (l1c_scbook.c): built from the fills of the first EP, rebuilt
  * from those of each period's last EP, the SC lines of the old book invalidated; before the first
  * book an SC line is stored raw, as in the simulator.
  * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann): the
  * plain L1 and the policy's two compressed modes are walked together (one walk: it consumes the
  * launches) and the model applies the policy's rule to its per-candidate estimates
- * (src/model/l1c_rule.c); fann runs the shipped network on the features the model can supply. */
+ * (src/model/l1c_rule.c); fann runs the shipped network on the features the model can supply.
+ * Before that, the walk counts the policy's learning windows as the simulator's SMs do
+ * (l1c_learnwin.c): with no learning EP ended or no window hit, the followers never leave none and
+ * the estimate is the plain L1's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +51,7 @@ typedef struct {
     uint64_t line;
     uint64_t lru;
     uint8_t valid, blocks, compressed;
+    uint8_t reserved; /* a miss's tag waiting for its fill: a raw line's room, not a hit */
 } l1cm_way_t;
 
 struct tech_l1cm_cache_s {
@@ -123,7 +129,9 @@ static int used_blocks(const tech_l1cm_cache_t *c, l1cm_way_t *s, l1cm_way_t **l
     int used = 0;
     *lru = NULL;
     for (int i = 0; i < c->tags; i++)
-        if (s[i].valid) {
+        if (s[i].reserved) {
+            used += L1CM_RAW; /* its size is known only at its fill */
+        } else if (s[i].valid) {
             used += s[i].blocks;
             if (!*lru || s[i].lru < (*lru)->lru)
                 *lru = &s[i];
@@ -152,6 +160,17 @@ int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int
     }
     bytes = bytes < 1 ? 1 : bytes > GPUEST_LINE_BYTES ? GPUEST_LINE_BYTES : bytes;
     int need = (bytes + L1CM_SUB - 1) / L1CM_SUB;
+    for (int i = 0; i < c->tags && !w; i++)
+        if (s[i].reserved && s[i].line == line)
+            w = &s[i];
+    if (w) { /* the reserved tag's fill: the line keeps `need` sub-blocks, LRU lines go until it fits */
+        *w = (l1cm_way_t){.line = line, .lru = c->clock, .valid = 0, .blocks = (uint8_t)need,
+                          .compressed = bytes < GPUEST_LINE_BYTES};
+        while (used_blocks(c, s, &lru) + need > c->blocks_per_set && lru)
+            lru->valid = 0;
+        w->valid = 1;
+        return 0;
+    }
     while (used_blocks(c, s, &lru) + need > c->blocks_per_set && lru)
         lru->valid = 0; /* LRU lines lose their data until the fill fits */
     for (int i = 0; i < c->tags && !w; i++)
@@ -164,6 +183,36 @@ int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int
     *w = (l1cm_way_t){.line = line, .lru = c->clock, .valid = 1, .blocks = (uint8_t)need,
                       .compressed = bytes < GPUEST_LINE_BYTES};
     return 0;
+}
+
+/* The simulator's allocate-on-miss reservation (src/sim/l1_compressed.c): a miss takes a tag at
+ * once, counting a raw line's room until its fill, and drops at most one line, the least recently
+ * used valid one, when the set has no room left for a raw line; at most assoc tags of a set are
+ * reserved at once (the simulator's further miss waits; here it reserves nothing). */
+void tech_l1cm_reserve(tech_l1cm_cache_t *c, int sm, uint64_t line)
+{
+    l1cm_way_t *s = set_of(c, sm, line), *w = NULL, *lru;
+    int reserved = 0;
+    for (int i = 0; i < c->tags; i++) {
+        if (s[i].reserved && s[i].line == line)
+            return; /* already in flight (the simulator's MSHR merge) */
+        reserved += s[i].reserved;
+    }
+    if ((reserved + 1) * L1CM_RAW > c->blocks_per_set || lookup(c, s, line))
+        return;
+    for (int i = 0; i < c->tags && !w; i++)
+        if (!s[i].valid && !s[i].reserved)
+            w = &s[i];
+    if (!w) { /* every free tag taken: the LRU valid line gives its tag */
+        used_blocks(c, s, &lru);
+        if (!lru)
+            return;
+        w = lru;
+        w->valid = 0;
+    }
+    if (used_blocks(c, s, &lru) + L1CM_RAW > c->blocks_per_set && lru)
+        lru->valid = 0;
+    *w = (l1cm_way_t){.line = line, .lru = c->clock, .reserved = 1, .blocks = L1CM_RAW};
 }
 
 /* ------------------------------------------------------------------ the walk */
@@ -237,6 +286,11 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     if (present)
         GPUEST_TRY(sc_count_read(w, sm, err));
     int which = (!plain_hit ? 1 : 0) | (!comp_hit ? 2 : 0);
+    /* the misses take their tags now, as the simulator's L1s do (its reservation) */
+    if (!plain_hit)
+        tech_l1cm_reserve(w->plain, sm, line);
+    if (!comp_hit)
+        tech_l1cm_reserve(w->comp, sm, line);
     if (which)
         GPUEST_TRY(tech_fillq_push(w->fq, w->warp, (tech_fill_t){.line = line, .sm = sm, .which = which}, err));
     tech_dq_replay_read(w->dq, sm, comp_hit && hc);

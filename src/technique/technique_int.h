@@ -139,6 +139,9 @@ void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line);
 int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int *hit_compressed);
 /* 1 when SM sm's L1 holds line (its LRU order untouched). */
 int tech_l1cm_holds(tech_l1cm_cache_t *c, int sm, uint64_t line);
+/* A miss of SM sm to `line` takes its tag now: a raw line's room until tech_l1cm_access fills it
+ * (dropping at most one LRU valid line now; the simulator's reservation, l1_compressed.c). */
+void tech_l1cm_reserve(tech_l1cm_cache_t *c, int sm, uint64_t line);
 /* The effective capacity of SM sm's L1: valid lines x 128 B over its data bytes. */
 double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm);
 

@@ -1,5 +1,6 @@
 /* test_l1c_learnwin.c: the adaptive compressed-L1 policies' learning windows as the estimate's walk
- * counts them (l1c_learnwin.c), on scripted read streams worked by hand. */
+ * counts them (l1c_learnwin.c), on scripted read streams worked by hand, and the simulator's
+ * allocate-on-miss reservation in the walk's L1s (tech_l1cm_reserve). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,9 +97,34 @@ static void test_ep_without_hits(void **state)
     tech_l1c_learn_destroy(t);
 }
 
+/* The reservation, one set of one raw way (4 tags, 4 sub-blocks of 32 B): A, B, C filled at 32 B
+ * (3 sub-blocks). D misses and reserves: a raw line's room (4) does not fit beside 3, so one line,
+ * the LRU A, goes at once, and only one (B and C stay though 2 + 4 > 4). D's fill at 32 B fits:
+ * B, C, D held, A not. Without the reservation D's fill would fit beside all three (A kept);
+ * dropping until a raw line fits would lose B and C too. A reserved line is not a hit. */
+static void test_reservation_by_hand(void **state)
+{
+    (void)state;
+    tech_l1cm_cache_t *c = NULL;
+    gpuest_error_t e = {0};
+    int h;
+    assert_int_equal(tech_l1cm_create(1, 1, 1, &c, &e), GPUEST_OK);
+    for (uint64_t a = 0; a < 3; a++)
+        assert_int_equal(tech_l1cm_access(c, 0, a * 128u, 32, &h), 0);
+    tech_l1cm_reserve(c, 0, 3 * 128u);
+    assert_false(tech_l1cm_holds(c, 0, 0));
+    assert_true(tech_l1cm_holds(c, 0, 128u) && tech_l1cm_holds(c, 0, 256u));
+    assert_false(tech_l1cm_holds(c, 0, 3 * 128u)); /* in flight: not a hit */
+    assert_int_equal(tech_l1cm_access(c, 0, 3 * 128u, 32, &h), 0); /* its fill */
+    assert_true(tech_l1cm_holds(c, 0, 128u) && tech_l1cm_holds(c, 0, 256u) && tech_l1cm_holds(c, 0, 3 * 128u));
+    assert_false(tech_l1cm_holds(c, 0, 0));
+    tech_l1cm_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_groups), cmocka_unit_test(test_no_learning_ep_no_evidence),
-                                       cmocka_unit_test(test_window_by_hand), cmocka_unit_test(test_ep_without_hits)};
+                                       cmocka_unit_test(test_window_by_hand), cmocka_unit_test(test_ep_without_hits),
+                                       cmocka_unit_test(test_reservation_by_hand)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,14 +152,15 @@ static void test_transform_by_hand(void **state)
  * three candidates, the plain L1 (x 1, +0; LRU over 4 ways, all 260 miss), BDI (every line one
  * sub-block: only the first pass misses, x 5/260, +2) and the high-capacity mode. SC for latte_cc:
  * raw before its book (LRU thrash, every read misses), which is built when read 256 (line 0) ends
- * the EP; line 0's fill then takes one sub-block and drops the LRU raw line 1 (16 + 1 > 16), read
- * 257 (line 1) misses and fits beside the three raw lines, lines 2, 3 and 4 hit raw: x 257/260, +0.
- * BPC for latte_cc_bdi_bpc
+ * the EP; with the simulator's reservation read 256's miss drops the LRU line 1 at once (16 + 4 >
+ * 16), read 257 (line 1) misses and drops line 2, read 258 (line 2) misses into the room the two
+ * one-sub-block lines left, lines 3 and 4 hit raw: x 258/260, +0 (a walk without the reservation
+ * drops line 1 only at line 0's fill and keeps line 2: 257/260). BPC for latte_cc_bdi_bpc
  * (a zero line is a few bytes: x 5/260, +11). Adaptive-CMP's events for BDI: the 255 later reads
  * hit the compressed L1 and miss the plain one (avoided 255/260), none hits both (paid 0). fann
  * carries the network's rule. Fails when a candidate's walk is lost (the walk consumes the
  * launches: both modes must ride one walk), the modes are mixed up, a policy gets another's rule,
- * or SC's first book comes at the wrong read. */
+ * SC's first book comes at the wrong read, or the misses do not reserve their tags. */
 static void test_adaptive_candidates(void **state)
 {
     (void)state;
@@ -171,7 +172,7 @@ static void test_adaptive_candidates(void **state)
     assert_int_equal(t.l1c_modes, 3);
     assert_true(t.l1c_miss_scale[0] == 1.0 && t.l1c_hit_extra[0] == 0.0);
     assert_true(t.l1c_miss_scale[1] == 5.0 / 260.0 && t.l1c_hit_extra[1] == 2.0);
-    assert_true(t.l1c_miss_scale[2] == 257.0 / 260.0 && t.l1c_hit_extra[2] == 0.0);
+    assert_true(t.l1c_miss_scale[2] == 258.0 / 260.0 && t.l1c_hit_extra[2] == 0.0);
     assert_true(t.l1c_avoided[1] == 255.0 / 260.0 && t.l1c_paid[1] == 0.0);
     assert_true(t.l1_miss_scale == 0.0); /* the static fields stay the identity */
     assert_int_equal(transform_on("latte_cc_bdi_bpc", 1, 52, &t, &e), GPUEST_OK);
