@@ -21,8 +21,8 @@
  * several paces (dq_replay.c); the model reads the wait at its own throughput (src/model/l1c_queue.c).
  * A miss reserves its tag at once in both L1s (a raw line's room until its fill, at most one LRU
  * line dropped then, as src/sim/l1_compressed.c; docs/estimator.md, "Compressed-L1 policies'
- * modes in the estimate"). Short: no MSHR merging (a read of a line in flight is a miss here). SC's code book
- * follows the simulator's period rule (l1c_scbook.c): built from the fills of the first EP, rebuilt
+ * modes in the estimate"). Short: no MSHR merging (a read of a line in flight is a miss here).
+ * SC's code book follows the simulator's period rule (l1c_scbook.c): built from the fills of the first EP, rebuilt
  * from those of each period's last EP, the SC lines of the old book invalidated; before the first
  * book an SC line is stored raw, as in the simulator.
  * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann): the
@@ -628,8 +628,13 @@ static gpuest_err adaptive_transform(const gpuest_technique_env_t *env, int poli
     l1cm_mode_t r[2];
     memset(r, 0, sizeof r);
     GPUEST_TRY(walk_modes(env, modes + 1, 2, 1, r, err));
-    if (!learn_evidence(r)) { /* the policy's followers never leave none: the plain L1's estimate */
-        gpuest_model_transform_identity(out);
+    if (!learn_evidence(r)) {
+        /* the policy's followers never leave none: the plain L1 is its only candidate (the model's
+         * solve of it is the identity transform's, and the estimate shows the policy took none) */
+        out->l1c_modes = 1;
+        out->l1c_mode_id[0] = GPUEST_L1C_NONE;
+        out->l1c_miss_scale[0] = 1.0;
+        out->l1c_capacity[0] = r[0].capacity_plain;
         return GPUEST_OK;
     }
     out->l1c_modes = 3;

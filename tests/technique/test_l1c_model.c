@@ -189,11 +189,11 @@ static void test_adaptive_candidates(void **state)
 
 /* The policies' followers start in none and leave it only on their learning windows' counts
  * (l1c_learnwin.c). Two passes over set 1 (10 reads): the SM never finishes its learning EP, so
- * the simulator never decides and every policy's estimate is the plain L1's: the identity
- * transform, no candidates (the walk before this rule gave the three candidates and BDI's x 0.5).
+ * the simulator never decides and every policy's estimate is the plain L1's: the plain L1 is the
+ * only candidate (the walk before this rule gave the three candidates and BDI's x 0.5).
  * 52 passes over set 0 (none's dedicated set): the EP ends, but none's set never hits (the plain L1
  * thrashes) and BDI's and SC's sets are never read: every AMAT_GPU is the miss latency, the tie
- * goes to none: the identity again. Fails when the walk's candidates decide without a finished
+ * goes to none: the plain L1 alone again. Fails when the walk's candidates decide without a finished
  * learning EP, or without a window hit. */
 static void test_adaptive_initial_mode(void **state)
 {
@@ -205,10 +205,10 @@ static void test_adaptive_initial_mode(void **state)
         for (int k = 0; k < 2; k++) {
             if (transform_on(policies[i], k ? 0 : 1, k ? 52 : 2, &t, &e) != GPUEST_OK)
                 fail_msg("%s: %s", policies[i], e.msg);
-            if (t.l1c_modes != 0 || t.l1c_rule != GPUEST_MODEL_L1C_STATIC || t.l1_miss_scale != 0.0 ||
-                t.l1c_choose != NULL)
-                fail_msg("%s, %s: %d candidates, rule %d (the plain L1 expected)", policies[i],
-                         k ? "52 passes over none's set" : "no learning EP", t.l1c_modes, t.l1c_rule);
+            if (t.l1c_modes != 1 || t.l1c_mode_id[0] != GPUEST_L1C_NONE || t.l1c_miss_scale[0] != 1.0 ||
+                t.l1c_hit_extra[0] != 0.0 || t.l1_miss_scale != 0.0)
+                fail_msg("%s, %s: %d candidates (the plain L1 alone expected)", policies[i],
+                         k ? "52 passes over none's set" : "no learning EP", t.l1c_modes);
         }
     }
 }
