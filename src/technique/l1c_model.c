@@ -19,14 +19,19 @@
  * The decompressor queue of eq. 3: the walk also gives the share of hits on compressed lines, the
  * compressed hits of one warp instruction ahead of each, and the queue replayed on its own order at
  * several paces (dq_replay.c); the model reads the wait at its own throughput (src/model/l1c_queue.c).
- * Short (docs/estimator.md): no MSHR merging or reservation timing in the walk. SC's code book
- * follows the simulator's period rule (l1c_scbook.c): built from the fills of the first EP, rebuilt
+ * A miss reserves its tag at once in both L1s (a raw line's room until its fill, at most one LRU
+ * line dropped then, as src/sim/l1_compressed.c; docs/estimator.md, "Compressed-L1 policies'
+ * modes in the estimate"). Short: no MSHR merging (a read of a line in flight is a miss here).
+ * SC's code book follows the simulator's period rule (l1c_scbook.c): built from the fills of the first EP, rebuilt
  * from those of each period's last EP, the SC lines of the old book invalidated; before the first
  * book an SC line is stored raw, as in the simulator.
  * The adaptive policies (latte_cc, latte_cc_bdi_bpc, adaptive_hit_count, adaptive_cmp, fann): the
  * plain L1 and the policy's two compressed modes are walked together (one walk: it consumes the
  * launches) and the model applies the policy's rule to its per-candidate estimates
- * (src/model/l1c_rule.c); fann runs the shipped network on the features the model can supply. */
+ * (src/model/l1c_rule.c); fann runs the shipped network on the features the model can supply.
+ * Before that, the walk counts the policy's learning windows as the simulator's SMs do
+ * (l1c_learnwin.c): with no learning EP ended or no window hit, the followers never leave none and
+ * the estimate is the plain L1's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +51,7 @@ typedef struct {
     uint64_t line;
     uint64_t lru;
     uint8_t valid, blocks, compressed;
+    uint8_t reserved; /* a miss's tag waiting for its fill: a raw line's room, not a hit */
 } l1cm_way_t;
 
 struct tech_l1cm_cache_s {
@@ -123,7 +129,9 @@ static int used_blocks(const tech_l1cm_cache_t *c, l1cm_way_t *s, l1cm_way_t **l
     int used = 0;
     *lru = NULL;
     for (int i = 0; i < c->tags; i++)
-        if (s[i].valid) {
+        if (s[i].reserved) {
+            used += L1CM_RAW; /* its size is known only at its fill */
+        } else if (s[i].valid) {
             used += s[i].blocks;
             if (!*lru || s[i].lru < (*lru)->lru)
                 *lru = &s[i];
@@ -152,6 +160,17 @@ int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int
     }
     bytes = bytes < 1 ? 1 : bytes > GPUEST_LINE_BYTES ? GPUEST_LINE_BYTES : bytes;
     int need = (bytes + L1CM_SUB - 1) / L1CM_SUB;
+    for (int i = 0; i < c->tags && !w; i++)
+        if (s[i].reserved && s[i].line == line)
+            w = &s[i];
+    if (w) { /* the reserved tag's fill: the line keeps `need` sub-blocks, LRU lines go until it fits */
+        *w = (l1cm_way_t){.line = line, .lru = c->clock, .valid = 0, .blocks = (uint8_t)need,
+                          .compressed = bytes < GPUEST_LINE_BYTES};
+        while (used_blocks(c, s, &lru) + need > c->blocks_per_set && lru)
+            lru->valid = 0;
+        w->valid = 1;
+        return 0;
+    }
     while (used_blocks(c, s, &lru) + need > c->blocks_per_set && lru)
         lru->valid = 0; /* LRU lines lose their data until the fill fits */
     for (int i = 0; i < c->tags && !w; i++)
@@ -164,6 +183,36 @@ int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int
     *w = (l1cm_way_t){.line = line, .lru = c->clock, .valid = 1, .blocks = (uint8_t)need,
                       .compressed = bytes < GPUEST_LINE_BYTES};
     return 0;
+}
+
+/* The simulator's allocate-on-miss reservation (src/sim/l1_compressed.c): a miss takes a tag at
+ * once, counting a raw line's room until its fill, and drops at most one line, the least recently
+ * used valid one, when the set has no room left for a raw line; at most assoc tags of a set are
+ * reserved at once (the simulator's further miss waits; here it reserves nothing). */
+void tech_l1cm_reserve(tech_l1cm_cache_t *c, int sm, uint64_t line)
+{
+    l1cm_way_t *s = set_of(c, sm, line), *w = NULL, *lru;
+    int reserved = 0;
+    for (int i = 0; i < c->tags; i++) {
+        if (s[i].reserved && s[i].line == line)
+            return; /* already in flight (the simulator's MSHR merge) */
+        reserved += s[i].reserved;
+    }
+    if ((reserved + 1) * L1CM_RAW > c->blocks_per_set || lookup(c, s, line))
+        return;
+    for (int i = 0; i < c->tags && !w; i++)
+        if (!s[i].valid && !s[i].reserved)
+            w = &s[i];
+    if (!w) { /* every free tag taken: the LRU valid line gives its tag */
+        used_blocks(c, s, &lru);
+        if (!lru)
+            return;
+        w = lru;
+        w->valid = 0;
+    }
+    if (used_blocks(c, s, &lru) + L1CM_RAW > c->blocks_per_set && lru)
+        lru->valid = 0;
+    *w = (l1cm_way_t){.line = line, .lru = c->clock, .reserved = 1, .blocks = L1CM_RAW};
 }
 
 /* ------------------------------------------------------------------ the walk */
@@ -189,6 +238,10 @@ typedef struct {
     /* effective capacity, sampled on one SM's two L1s every EP (256 of its reads) */
     double cap_plain, cap_comp;
     uint64_t cap_samples;
+    /* the adaptive policies' learning windows (l1c_learnwin.c): this walk's candidate index in its
+     * policy (0: a static walk, none counted) */
+    int cand;
+    tech_l1c_learn_t *learn;
 } l1cm_walk_t;
 
 static int line_bytes_in_mode(l1cm_walk_t *w, int sm, uint64_t line, const uint8_t *data)
@@ -233,6 +286,11 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     if (present)
         GPUEST_TRY(sc_count_read(w, sm, err));
     int which = (!plain_hit ? 1 : 0) | (!comp_hit ? 2 : 0);
+    /* the misses take their tags now, as the simulator's L1s do (its reservation) */
+    if (!plain_hit)
+        tech_l1cm_reserve(w->plain, sm, line);
+    if (!comp_hit)
+        tech_l1cm_reserve(w->comp, sm, line);
     if (which)
         GPUEST_TRY(tech_fillq_push(w->fq, w->warp, (tech_fill_t){.line = line, .sm = sm, .which = which}, err));
     tech_dq_replay_read(w->dq, sm, comp_hit && hc);
@@ -245,6 +303,8 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
     } else {
         w->miss_comp++;
     }
+    if (w->learn)
+        tech_l1c_learn_read(w->learn, sm, line, plain_hit, comp_hit, w->cand);
     if (w->reads % L1CM_EP == 0) { /* the reading SM's effective capacity, every 256 reads */
         w->cap_plain += tech_l1cm_capacity(w->plain, sm);
         w->cap_comp += tech_l1cm_capacity(w->comp, sm);
@@ -301,6 +361,7 @@ static void walk_free(l1cm_walk_t *w)
     tech_dq_replay_destroy(w->dq);
     tech_fillq_destroy(w->fq);
     tech_scbook_destroy(w->sc);
+    tech_l1c_learn_destroy(w->learn);
 }
 
 static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets, int assoc, gpuest_error_t *err)
@@ -312,6 +373,8 @@ static gpuest_err walk_init(l1cm_walk_t *w, const gpuest_config_t *cfg, int sets
     GPUEST_TRY(tech_l1cm_create(n, sets, assoc, &w->comp, err));
     GPUEST_TRY(tech_dq_replay_create(n, decomp_cycles[w->mode], &w->dq, err));
     GPUEST_TRY(tech_fillq_create(&w->fq, err));
+    if (w->cand > 0) /* an adaptive policy's candidate: none, BDI and the high-capacity mode */
+        GPUEST_TRY(tech_l1c_learn_create(n, sets, 3, &w->learn, err));
     if (w->mode != GPUEST_L1C_SC) {
         GPUEST_TRY(gpuest_compress_lookup(w->mode == GPUEST_L1C_BDI ? "bdi" : "bpc", &a, err));
         return gpuest_codec_init(&w->codec, a, &o, err);
@@ -324,6 +387,9 @@ typedef struct {
     double miss_scale, hit_extra, avoided, paid, capacity, capacity_plain;
     double dq_latency, dq_share, dq_ahead; /* the decompression queue's inputs (model.h) */
     double dq_wait_at[GPUEST_MODEL_DQ_SPACINGS];
+    /* an adaptive candidate's learning windows: hits of none's and of its own dedicated sets in
+     * the windows of EPs that ended, and the learning EPs that ended (l1c_learnwin.c) */
+    uint64_t learn_hits_none, learn_hits_own, learn_eps;
 } l1cm_mode_t;
 
 /* Several modes in one walk (the walk consumes the workload's launches): one plain and one
@@ -388,10 +454,17 @@ static void mode_result(const l1cm_walk_t *w, l1cm_mode_t *out)
     out->dq_share = w->hits_comp ? (double)w->hits_on_compressed / (double)w->hits_comp : 0.0;
     out->dq_ahead = w->hits_on_compressed ? (double)w->comp_hits_ahead / (double)w->hits_on_compressed : 0.0;
     tech_dq_replay_waits(w->dq, out->dq_wait_at);
+    if (w->learn) {
+        out->learn_hits_none = tech_l1c_learn_hits(w->learn, 0);
+        out->learn_hits_own = tech_l1c_learn_hits(w->learn, w->cand);
+        out->learn_eps = tech_l1c_learn_eps(w->learn);
+    }
 }
 
-static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes, int n, l1cm_mode_t *out,
-                             gpuest_error_t *err)
+/* first_cand: the candidate index of modes[0] in an adaptive policy (its learning windows are
+ * counted), 0 for a static walk. */
+static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes, int n, int first_cand,
+                             l1cm_mode_t *out, gpuest_error_t *err)
 {
     const gpuest_config_t *cfg = env->cfg;
     gpuest_charact_opts_t o;
@@ -409,6 +482,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
     gpuest_err rc = GPUEST_OK;
     for (int i = 0; i < m.n && rc == GPUEST_OK; i++) {
         m.w[i].mode = modes[i];
+        m.w[i].cand = first_cand > 0 ? first_cand + i : 0;
         rc = walk_init(&m.w[i], cfg, o.l1_lines / o.l1_assoc, o.l1_assoc, err);
     }
     if (rc == GPUEST_OK)
@@ -515,7 +589,7 @@ static gpuest_err static_transform(const gpuest_technique_env_t *env, int mode, 
                                    gpuest_error_t *err)
 {
     l1cm_mode_t r;
-    GPUEST_TRY(walk_modes(env, &mode, 1, &r, err));
+    GPUEST_TRY(walk_modes(env, &mode, 1, 0, &r, err));
     out->l1_miss_scale = r.miss_scale;
     out->l1_hit_extra_latency = r.hit_extra;
     out->l1_dq_latency = r.dq_latency;
@@ -523,6 +597,17 @@ static gpuest_err static_transform(const gpuest_technique_env_t *env, int mode, 
     out->l1_dq_ahead = r.dq_ahead;
     memcpy(out->l1_dq_wait_at, r.dq_wait_at, sizeof out->l1_dq_wait_at);
     return GPUEST_OK;
+}
+
+/* The simulator's rule has evidence to leave none only when some learning EP ended and some
+ * candidate's dedicated sets hit in their windows (none's counted on the plain L1 of either walk,
+ * both walks seeing the same reads); with none, every AMAT_GPU is the miss latency, every miss ratio
+ * 1 and every Adaptive-CMP counter 0, and the tie goes to none (l1c_learnwin.c). */
+static int learn_evidence(const l1cm_mode_t r[2])
+{
+    uint64_t eps = r[0].learn_eps;
+    uint64_t hits = r[0].learn_hits_none + r[0].learn_hits_own + r[1].learn_hits_own;
+    return eps > 0 && hits > 0;
 }
 
 /* An adaptive policy: the plain L1 and each of its compressed modes walked as static ones, and the
@@ -542,7 +627,17 @@ static gpuest_err adaptive_transform(const gpuest_technique_env_t *env, int poli
         out->l1c_choose = fann_rule;
     }
     l1cm_mode_t r[2];
-    GPUEST_TRY(walk_modes(env, modes + 1, 2, r, err));
+    memset(r, 0, sizeof r);
+    GPUEST_TRY(walk_modes(env, modes + 1, 2, 1, r, err));
+    if (!learn_evidence(r)) {
+        /* the policy's followers never leave none: the plain L1 is its only candidate (the model's
+         * solve of it is the identity transform's, and the estimate shows the policy took none) */
+        out->l1c_modes = 1;
+        out->l1c_mode_id[0] = GPUEST_L1C_NONE;
+        out->l1c_miss_scale[0] = 1.0;
+        out->l1c_capacity[0] = r[0].capacity_plain;
+        return GPUEST_OK;
+    }
     out->l1c_modes = 3;
     out->l1c_mode_id[0] = GPUEST_L1C_NONE;
     out->l1c_miss_scale[0] = 1.0;

@@ -141,6 +141,9 @@ void tech_l1cm_invalidate(tech_l1cm_cache_t *c, int sm, uint64_t line);
 int tech_l1cm_access(tech_l1cm_cache_t *c, int sm, uint64_t line, int bytes, int *hit_compressed);
 /* 1 when SM sm's L1 holds line (its LRU order untouched). */
 int tech_l1cm_holds(tech_l1cm_cache_t *c, int sm, uint64_t line);
+/* A miss of SM sm to `line` takes its tag now: a raw line's room until tech_l1cm_access fills it
+ * (dropping at most one LRU valid line now; the simulator's reservation, l1_compressed.c). */
+void tech_l1cm_reserve(tech_l1cm_cache_t *c, int sm, uint64_t line);
 /* The effective capacity of SM sm's L1: valid lines x 128 B over its data bytes. */
 double tech_l1cm_capacity(const tech_l1cm_cache_t *c, int sm);
 
@@ -184,5 +187,20 @@ void tech_dq_replay_inst(tech_dq_replay_t *r, int sm);                  /* SM sm
 void tech_dq_replay_read(tech_dq_replay_t *r, int sm, int compressed_hit); /* one of its read line requests */
 void tech_dq_replay_flush(tech_dq_replay_t *r);                         /* a launch ends: queues empty */
 void tech_dq_replay_waits(const tech_dq_replay_t *r, double wait[GPUEST_MODEL_DQ_SPACINGS]);
+
+/* l1c_learnwin.c: the adaptive compressed-L1 policies' learning windows on the walk's reads (per SM
+ * EPs of 256 reads, 10 a period, going on across launches; candidate k's dedicated sets: with
+ * stride = sets / 4, set s when s mod stride == k < ncand). read: one read of SM sm, plain_hit in
+ * the plain L1 (counts for candidate 0's sets), comp_hit in candidate cand's compressed L1 (counts
+ * for cand's sets); hits of EPs 0 and 1 are committed when their EP ends. has_evidence: some
+ * learning EP ended and some candidate's window saw a hit; without it the policy stays in none. */
+typedef struct tech_l1c_learn_s tech_l1c_learn_t;
+gpuest_err tech_l1c_learn_create(int sms, int sets, int ncand, tech_l1c_learn_t **out, gpuest_error_t *err);
+void tech_l1c_learn_destroy(tech_l1c_learn_t *t);
+int tech_l1c_learn_group(const tech_l1c_learn_t *t, int set); /* the candidate set `set` samples, -1: follower */
+void tech_l1c_learn_read(tech_l1c_learn_t *t, int sm, uint64_t line, int plain_hit, int comp_hit, int cand);
+uint64_t tech_l1c_learn_hits(const tech_l1c_learn_t *t, int k);
+uint64_t tech_l1c_learn_eps(const tech_l1c_learn_t *t);
+int tech_l1c_learn_has_evidence(const tech_l1c_learn_t *t);
 
 #endif

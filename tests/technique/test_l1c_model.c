@@ -78,16 +78,16 @@ static void set(gpuest_config_t *c, const char *kv)
  * 4 bytes, and uses each loaded value at once (an add reads it: the walk's greedy burst ends there,
  * and the line's fill arrives at the warp's next turn); the trace has no image, so every line is
  * zeros. */
-static gpuest_workload_t *trace_set0(int sets, int nlines)
+static gpuest_workload_t *trace_set(int sets, int set, int nlines, int rounds)
 {
     mkdir(TMP, 0755);
     FILE *f = fopen(TMP "/t.csv", "w");
     assert_non_null(f);
     fprintf(f, "gpuest_trace,2\nkernel,0,k,1,1,1,32,1,1,0,16\n");
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nlines; i++) {
             fprintf(f, "inst,0,0,0,%d,load,4,ffffffff,", 8 * (r * nlines + i));
-            unsigned base = (unsigned)(i * sets * 128);
+            unsigned base = (unsigned)((i * sets + set) * 128);
             for (int k = 0; k < 32; k++)
                 fprintf(f, "%s0x%x", k ? " " : "", base + 4u * (unsigned)k);
             fprintf(f, ",8,\ninst,0,0,0,%d,alu,0,ffffffff,,1,8\n", 8 * (r * nlines + i) + 4);
@@ -100,7 +100,9 @@ static gpuest_workload_t *trace_set0(int sets, int nlines)
     return wl;
 }
 
-static gpuest_err transform(const char *policy, gpuest_model_transform_t *t, gpuest_error_t *e)
+/* The transform on `rounds` passes over the assoc + 1 lines of set `line_set`. */
+static gpuest_err transform_on(const char *policy, int line_set, int rounds, gpuest_model_transform_t *t,
+                               gpuest_error_t *e)
 {
     gpuest_config_t c;
     assert_int_equal(gpuest_config_preset(&c, "fermi", e), GPUEST_OK);
@@ -108,11 +110,16 @@ static gpuest_err transform(const char *policy, gpuest_model_transform_t *t, gpu
     snprintf(kv, sizeof kv, "technique.l1_compression=%s", policy);
     set(&c, kv);
     int sets = c.l1.size_bytes / (128 * c.l1.assoc);
-    gpuest_workload_t *wl = trace_set0(sets, c.l1.assoc + 1);
+    gpuest_workload_t *wl = trace_set(sets, line_set, c.l1.assoc + 1, rounds);
     gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
     gpuest_workload_destroy(wl);
     return rc;
+}
+
+static gpuest_err transform(const char *policy, gpuest_model_transform_t *t, gpuest_error_t *e)
+{
+    return transform_on(policy, 0, 2, t, e);
 }
 
 /* assoc + 1 zero lines of one set, twice: the plain L1 (LRU, assoc ways) misses all 2(assoc + 1)
@@ -140,37 +147,70 @@ static void test_transform_by_hand(void **state)
     assert_true(t.l1_hit_extra_latency == 0.0);
 }
 
-/* The adaptive policies on the same trace: three candidates, the plain L1 (x 1, +0), BDI (x 0.5,
- * +2) and the high-capacity mode: SC (raw before its book: x 1, +0) for latte_cc, BPC (a zero line
- * is a few bytes: x 0.5, +11) for latte_cc_bdi_bpc; each policy's rule. Adaptive-CMP's events for
- * BDI: the 5 second-pass reads hit the compressed L1 and miss the plain one (avoided 5/10), none
- * hits both (paid 0). fann carries the network's rule. Fails when a candidate's walk is lost (the
- * walk consumes the launches: both modes must ride one walk), the modes are mixed up, or a policy
- * gets another's rule. */
+/* The adaptive policies, on 52 passes over the 5 zero lines of set 1 (260 reads: fermi's L1 has 32
+ * sets, so set 1 is one of BDI's dedicated sets, and the SM's learning EP of 256 reads ends):
+ * three candidates, the plain L1 (x 1, +0; LRU over 4 ways, all 260 miss), BDI (every line one
+ * sub-block: only the first pass misses, x 5/260, +2) and the high-capacity mode. SC for latte_cc:
+ * raw before its book (LRU thrash, every read misses), which is built when read 256 (line 0) ends
+ * the EP; with the simulator's reservation read 256's miss drops the LRU line 1 at once (16 + 4 >
+ * 16), read 257 (line 1) misses and drops line 2, read 258 (line 2) misses into the room the two
+ * one-sub-block lines left, lines 3 and 4 hit raw: x 258/260, +0 (a walk without the reservation
+ * drops line 1 only at line 0's fill and keeps line 2: 257/260). BPC for latte_cc_bdi_bpc
+ * (a zero line is a few bytes: x 5/260, +11). Adaptive-CMP's events for BDI: the 255 later reads
+ * hit the compressed L1 and miss the plain one (avoided 255/260), none hits both (paid 0). fann
+ * carries the network's rule. Fails when a candidate's walk is lost (the walk consumes the
+ * launches: both modes must ride one walk), the modes are mixed up, a policy gets another's rule,
+ * SC's first book comes at the wrong read, or the misses do not reserve their tags. */
 static void test_adaptive_candidates(void **state)
 {
     (void)state;
     gpuest_model_transform_t t;
     gpuest_error_t e = {0};
-    if (transform("latte_cc", &t, &e) != GPUEST_OK)
+    if (transform_on("latte_cc", 1, 52, &t, &e) != GPUEST_OK)
         fail_msg("%s", e.msg);
     assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_AMAT_GPU);
     assert_int_equal(t.l1c_modes, 3);
     assert_true(t.l1c_miss_scale[0] == 1.0 && t.l1c_hit_extra[0] == 0.0);
-    assert_true(t.l1c_miss_scale[1] == 0.5 && t.l1c_hit_extra[1] == 2.0);
-    assert_true(t.l1c_miss_scale[2] == 1.0 && t.l1c_hit_extra[2] == 0.0);
-    assert_true(t.l1c_avoided[1] == 0.5 && t.l1c_paid[1] == 0.0);
+    assert_true(t.l1c_miss_scale[1] == 5.0 / 260.0 && t.l1c_hit_extra[1] == 2.0);
+    assert_true(t.l1c_miss_scale[2] == 258.0 / 260.0 && t.l1c_hit_extra[2] == 0.0);
+    assert_true(t.l1c_avoided[1] == 255.0 / 260.0 && t.l1c_paid[1] == 0.0);
     assert_true(t.l1_miss_scale == 0.0); /* the static fields stay the identity */
-    assert_int_equal(transform("latte_cc_bdi_bpc", &t, &e), GPUEST_OK);
+    assert_int_equal(transform_on("latte_cc_bdi_bpc", 1, 52, &t, &e), GPUEST_OK);
     assert_int_equal(t.l1c_mode_id[2], GPUEST_L1C_BPC);
-    assert_true(t.l1c_miss_scale[2] == 0.5 && t.l1c_hit_extra[2] == 11.0);
-    assert_int_equal(transform("adaptive_hit_count", &t, &e), GPUEST_OK);
+    assert_true(t.l1c_miss_scale[2] == 5.0 / 260.0 && t.l1c_hit_extra[2] == 11.0);
+    assert_int_equal(transform_on("adaptive_hit_count", 1, 52, &t, &e), GPUEST_OK);
     assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_FEWEST_MISSES);
-    assert_int_equal(transform("adaptive_cmp", &t, &e), GPUEST_OK);
+    assert_int_equal(transform_on("adaptive_cmp", 1, 52, &t, &e), GPUEST_OK);
     assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_CMP);
-    assert_int_equal(transform("fann", &t, &e), GPUEST_OK);
+    assert_int_equal(transform_on("fann", 1, 52, &t, &e), GPUEST_OK);
     assert_int_equal(t.l1c_rule, GPUEST_MODEL_L1C_EXTERNAL);
     assert_non_null(t.l1c_choose);
+}
+
+/* The policies' followers start in none and leave it only on their learning windows' counts
+ * (l1c_learnwin.c). Two passes over set 1 (10 reads): the SM never finishes its learning EP, so
+ * the simulator never decides and every policy's estimate is the plain L1's: the plain L1 is the
+ * only candidate (the walk before this rule gave the three candidates and BDI's x 0.5).
+ * 52 passes over set 0 (none's dedicated set): the EP ends, but none's set never hits (the plain L1
+ * thrashes) and BDI's and SC's sets are never read: every AMAT_GPU is the miss latency, the tie
+ * goes to none: the plain L1 alone again. Fails when the walk's candidates decide without a finished
+ * learning EP, or without a window hit. */
+static void test_adaptive_initial_mode(void **state)
+{
+    (void)state;
+    const char *policies[] = {"latte_cc", "latte_cc_bdi_bpc", "adaptive_hit_count", "adaptive_cmp", "fann"};
+    for (int i = 0; i < 5; i++) {
+        gpuest_model_transform_t t;
+        gpuest_error_t e = {0};
+        for (int k = 0; k < 2; k++) {
+            if (transform_on(policies[i], k ? 0 : 1, k ? 52 : 2, &t, &e) != GPUEST_OK)
+                fail_msg("%s: %s", policies[i], e.msg);
+            if (t.l1c_modes != 1 || t.l1c_mode_id[0] != GPUEST_L1C_NONE || t.l1c_miss_scale[0] != 1.0 ||
+                t.l1c_hit_extra[0] != 0.0 || t.l1_miss_scale != 0.0)
+                fail_msg("%s, %s: %d candidates (the plain L1 alone expected)", policies[i],
+                         k ? "52 passes over none's set" : "no learning EP", t.l1c_modes);
+        }
+    }
 }
 
 /* The FANN features the model supplies, at candidate 1 (BDI) and EP position 3, with the rule's
@@ -264,6 +304,7 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_fit_by_hand), cmocka_unit_test(test_store_evicts),
                                        cmocka_unit_test(test_transform_by_hand), cmocka_unit_test(test_refusals),
                                        cmocka_unit_test(test_adaptive_candidates), cmocka_unit_test(test_fann_features),
+                                       cmocka_unit_test(test_adaptive_initial_mode),
                                        cmocka_unit_test(test_fill_at_next_turn)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
