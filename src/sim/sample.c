@@ -15,6 +15,7 @@
 
 #include "sample_gather.h"
 #include "sample_pool.h"
+#include "sample_tail.h"
 #include "sim_int.h"
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o)
@@ -40,6 +41,7 @@ void gpuest_sample_result_free(gpuest_sample_result_t *r)
     free(r->units);
     free(r->kernel_warp_insts);
     free(r->kernel_thread_insts);
+    free(r->kernel_tail_warp_insts);
     memset(r, 0, sizeof *r);
 }
 
@@ -59,8 +61,8 @@ static double cpu_now(void)
 }
 
 /* ---------------------------------------------------------------- counting pass */
-static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, gpuest_sample_result_t *out,
-                                gpuest_error_t *err)
+static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, const gpuest_config_t *tail_cfg,
+                                gpuest_sample_result_t *out, gpuest_error_t *err)
 {
     size_t cap = 0;
     for (;;) {
@@ -77,12 +79,25 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, gpuest_s
             uint64_t *b = realloc(out->kernel_thread_insts, nc * sizeof *b);
             if (b)
                 out->kernel_thread_insts = b;
+            if (tail_cfg) { /* gpuest_sample_opts_t.tail_stratum */
+                uint64_t *t = realloc(out->kernel_tail_warp_insts, nc * sizeof *t);
+                if (t)
+                    out->kernel_tail_warp_insts = t;
+                else
+                    a = NULL;
+            }
             if (!a || !b)
                 return gpuest_fail(err, GPUEST_ENOMEM, "out of memory for kernel counts");
             cap = nc;
         }
-        uint64_t wi = 0, ti = 0;
-        for (uint32_t c = 0; c < l.num_ctas; c++)
+        uint64_t wi = 0, ti = 0, wi_before_tail = 0;
+        /* the last wave: CTAs are issued in index order, so the launch's last R CTAs */
+        uint32_t tail_from = tail_cfg ? l.num_ctas - gpuest_tail_resident_ctas(&tail_cfg->core,
+                                                                               tail_cfg->core.num_sms, &l)
+                                      : 0;
+        for (uint32_t c = 0; c < l.num_ctas; c++) {
+            if (c == tail_from)
+                wi_before_tail = wi;
             for (uint32_t w = 0; w < l.warps_per_cta; w++) {
                 void *h = NULL;
                 GPUEST_TRY(s->warp_open(s->ctx, c, w, &h, err));
@@ -98,6 +113,9 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, gpuest_s
                 if (rc != GPUEST_OK)
                     return rc;
             }
+        }
+        if (tail_cfg)
+            out->kernel_tail_warp_insts[out->num_kernels] = tail_from < l.num_ctas ? wi - wi_before_tail : 0;
         out->kernel_warp_insts[out->num_kernels] = wi;
         out->kernel_thread_insts[out->num_kernels] = ti;
         out->num_kernels++;
@@ -1611,8 +1629,10 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_
      * the time at 95 % without them), and the middle is sampled, one unit at a uniformly random
      * place in each of nunits periods (a common random start for every period can alias with
      * periodic behaviour). A kernel of at most 3 units is measured whole. */
-    int whole = kinsts <= 3 * unit, nplan = whole ? 1 : nunits + 2;
-    uint64_t lo = unit, period = whole ? 1 : (kinsts - 2 * unit) / (uint64_t)nunits;
+    /* tail_stratum: the tail census covers the last wave's drain (sample_tail.h); else one unit */
+    uint64_t tl = o->tail_stratum ? gpuest_tail_census_len(kinsts, out->kernel_tail_warp_insts[k], unit) : unit;
+    int whole = kinsts <= 2 * unit + tl, nplan = whole ? 1 : nunits + 2;
+    uint64_t lo = unit, period = whole ? 1 : (kinsts - unit - tl) / (uint64_t)nunits;
     uint64_t umid = unit < period ? unit : (period > 0 ? period : 1), span = period > umid ? period - umid : 1;
     for (int j = 0; rc == GPUEST_OK && j < nplan && g->ctas_done < g->launch.num_ctas; j++) {
         uint64_t target, len;
@@ -1624,8 +1644,8 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_
             target = 0;
             len = unit;
         } else if (j == nplan - 1) {
-            target = kinsts - unit;
-            len = unit; /* to the launch's end, its drain included */
+            target = kinsts - tl;
+            len = tl; /* to the launch's end, its drain included */
         } else {
             target = lo + (uint64_t)(j - 1) * period + gpuest_rng_below(rng, span);
             len = umid;
@@ -1826,7 +1846,7 @@ gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source
     if (o.units < 1 || !(o.warm_amats >= 0))
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: units must be >= 1 and warm_amats >= 0");
     double t0 = wall_now(), c0 = cpu_now();
-    GPUEST_TRY(count_kernels(count_src, o.slow_paths, out, err));
+    GPUEST_TRY(count_kernels(count_src, o.slow_paths, o.tail_stratum ? cfg : NULL, out, err));
     out->count_seconds = cpu_now() - c0;
     sim_gpu_t *g = calloc(1, sizeof *g);
     if (!g)

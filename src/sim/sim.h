@@ -429,6 +429,10 @@ typedef struct {
                            * units' latencies in one pool) instead of the last unit alone; 0: off (the last unit,
                            * as K = 1) (`gpuest sample --ff-pool K`; docs/estimator.md, "Back-pressure rates
                            * pooled over units") */
+    int tail_stratum;     /* 1: each kernel's tail census covers its last wave of CTAs (the warp instructions of the
+                           * launch's last R CTAs, R resident on the GPU at once; at least one unit, at most a tenth
+                           * of the kernel), so the launch's drain is measured whole (`gpuest sample --tail-stratum`;
+                           * sample_tail.h, docs/estimator.md "Sampled simulation: a drain stratum"); 0: one unit */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
@@ -474,6 +478,8 @@ typedef struct {
                                     * issued: two runs with the same hash released every warp at the same cycles */
     uint64_t ff_parks_bulk, ff_parks_list; /* fast-forward's wake-ups of warps waiting for the LD/ST unit, parked
                                     * in the bit set and in the list (slow_paths: the list alone) */
+    uint64_t *kernel_tail_warp_insts; /* tail_stratum only (else NULL): warp instructions of each kernel's last
+                                    * wave of CTAs, from the counting pass */
 } gpuest_sample_result_t;
 
 gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source_t *src,
