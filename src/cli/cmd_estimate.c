@@ -68,8 +68,7 @@ static gpuest_err technique_transform(const cli_study_opts_t *o, const gpuest_ca
                                       const gpuest_config_t *cfg, gpuest_model_transform_t *t,
                                       const gpuest_model_transform_t **use, gpuest_error_t *err)
 {
-    return gpuest_study_technique_transform_in_flight(cfg, o->workload, o->scale, o->seed, cli_model_dir(),
-                                                      gpuest_study_misses_in_flight(c), t, use, err);
+    return gpuest_study_technique_transform_cal(cfg, c, o->workload, o->scale, o->seed, cli_model_dir(), t, use, err);
 }
 
 int cli_cmd_estimate(int argc, char **argv)

@@ -317,6 +317,13 @@ gpuest_err gpuest_study_technique_transform_in_flight(const gpuest_config_t *cfg
  * cycle (warp IPC / warp instructions per request x the read share of requests) times their mean
  * latency (AMAT); 0 when the run does not give them. */
 double gpuest_study_misses_in_flight(const gpuest_calibration_t *c);
+/* One SM's L1 reads in one read miss latency of c's measured baseline (0: not known), and the
+ * techniques' transform with both figures of c (what 'estimate' and 'validate' use). */
+double gpuest_study_l1_reads_per_miss_latency(const gpuest_calibration_t *c, int sms);
+gpuest_err gpuest_study_technique_transform_cal(const gpuest_config_t *cfg, const gpuest_calibration_t *c,
+                                                const char *workload, gpuest_scale_t scale, uint64_t seed,
+                                                const char *model_dir, gpuest_model_transform_t *t,
+                                                const gpuest_model_transform_t **use, gpuest_error_t *err);
 
 /* ------------------------------------------------------------ sampled simulation (sample.c) */
 typedef struct {

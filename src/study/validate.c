@@ -115,8 +115,7 @@ static gpuest_err estimate_point(const gpuest_calibration_t *c, const gpuest_con
     gpuest_model_transform_t tr;
     const gpuest_model_transform_t *use = NULL;
     double t0 = wall_now();
-    GPUEST_TRY(gpuest_study_technique_transform_in_flight(vc, c->workload, c->scale, c->seed, model_dir,
-                                                          gpuest_study_misses_in_flight(c), &tr, &use, err));
+    GPUEST_TRY(gpuest_study_technique_transform_cal(vc, c, c->workload, c->scale, c->seed, model_dir, &tr, &use, err));
     GPUEST_TRY(gpuest_study_estimate(c, vc, use, conf, &p->est, err));
     p->est_seconds = wall_now() - t0;
     return GPUEST_OK;

@@ -81,3 +81,10 @@ void tech_fillq_clear(tech_fillq_t *q)
     for (size_t i = 0; i < q->nwarps; i++)
         q->warps[i].n = 0;
 }
+
+size_t tech_fillq_len(const tech_fillq_t *q, uint32_t warp) { return warp < q->nwarps ? q->warps[warp].n : 0; }
+
+tech_fill_t *tech_fillq_at(tech_fillq_t *q, uint32_t warp, size_t pos)
+{
+    return warp < q->nwarps && pos < q->warps[warp].n ? &q->warps[warp].e[pos] : NULL;
+}

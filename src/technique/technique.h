@@ -40,6 +40,10 @@ typedef struct {
     /* Model transforms only: the L1 read misses the measured baseline holds in flight (Little's
      * law over its calibration run: gpuest_study_misses_in_flight); 0: not known. */
     double misses_in_flight;
+    /* Model transforms only: the L1 reads one SM of the measured baseline makes in one read miss
+     * latency (its reads per cycle x its miss latency: gpuest_study_l1_reads_per_miss_latency); the
+     * compressed-L1 walk holds a miss's reservation that long (l1c_filltime.c). 0: not known. */
+    double l1_reads_per_miss_latency;
 } gpuest_technique_env_t;
 
 /* One named number a technique reports for a run. */

@@ -154,6 +154,7 @@ typedef struct {
     uint64_t line;
     int32_t sm;
     int32_t which;
+    uint64_t seq; /* the timed fills' name for it (l1c_filltime.c); 0: none */
 } tech_fill_t;
 typedef struct tech_fillq_s tech_fillq_t;
 gpuest_err tech_fillq_create(tech_fillq_t **out, gpuest_error_t *err);
@@ -161,6 +162,30 @@ void tech_fillq_destroy(tech_fillq_t *q);
 gpuest_err tech_fillq_push(tech_fillq_t *q, uint32_t warp, tech_fill_t f, gpuest_error_t *err);
 size_t tech_fillq_take(tech_fillq_t *q, uint32_t warp, const tech_fill_t **fills);
 void tech_fillq_clear(tech_fillq_t *q);
+/* The warp's queued fills (those not taken yet): how many, and the pos-th (NULL past the end). */
+size_t tech_fillq_len(const tech_fillq_t *q, uint32_t warp);
+tech_fill_t *tech_fillq_at(tech_fillq_t *q, uint32_t warp, size_t pos);
+/* l1c_filltime.c: the walk's fills timed by a miss latency in the SM's own reads. Each SM counts
+ * its L1 reads; a miss noted at read c is due once the SM has made `delay` more reads (it lands
+ * before read c + delay + 1). delay 0: off (nothing is ever due; fills wait for the warp's turn). */
+typedef struct {
+    tech_fill_t fill; /* the fill (fill.seq its name) */
+    uint32_t warp;
+    uint32_t pos;
+    uint64_t due;
+} tech_ftime_t;
+typedef struct tech_filltime_s tech_filltime_t;
+gpuest_err tech_filltime_create(int sms, uint64_t delay, tech_filltime_t **out, gpuest_error_t *err);
+void tech_filltime_destroy(tech_filltime_t *t);
+void tech_filltime_clear(tech_filltime_t *t);
+uint64_t tech_filltime_delay(const tech_filltime_t *t);
+/* SM sm makes a read: its count goes up by one. */
+void tech_filltime_read(tech_filltime_t *t, int sm);
+/* A miss of SM sm at its current read, queued as fill pos of warp's list under seq. */
+gpuest_err tech_filltime_note(tech_filltime_t *t, uint32_t warp, uint32_t pos, tech_fill_t fill,
+                              gpuest_error_t *err);
+/* The next fill of SM sm that is due now, in miss order: 1 and *f, or 0. */
+int tech_filltime_pop(tech_filltime_t *t, int sm, tech_ftime_t *f);
 /* The 18 FANN features (gpuest_l1c_fann_feature_names) the model can supply at candidate
  * v->current and EP position ep_in_period (l1c_model.c; the queue features are 0). */
 void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, double x[GPUEST_L1C_FANN_FEATURES]);

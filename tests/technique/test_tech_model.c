@@ -60,7 +60,7 @@ static double saved(const char *value, const unsigned *lines, int n, gpuest_err 
     snprintf(kv, sizeof kv, "technique.coalescing=%s", value);
     set(&c, kv);
     gpuest_workload_t *wl = trace(lines, n);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
     gpuest_model_transform_t t;
     *rc = gpuest_technique_model_transform(&env, &t, e);
     gpuest_workload_destroy(wl);
@@ -122,7 +122,7 @@ static gpuest_err wp_transform(const char *value, const unsigned *lines, int n, 
     snprintf(kv, sizeof kv, "technique.coalescing=%s", value);
     set(&c, kv);
     gpuest_workload_t *wl = trace(lines, n);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
     gpuest_workload_destroy(wl);
     return rc;
@@ -159,7 +159,7 @@ static void test_pcu_needs_launches(void **state)
     set(&c, "noc.buffer_flits=9");
     set(&c, "technique.coalescing=pcu");
     gpuest_error_t e = {0};
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
     gpuest_model_transform_t t;
     gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
     assert_int_equal(rc, GPUEST_EUNSUPPORTED);
@@ -188,7 +188,7 @@ static void test_filtering_reply_sizes_by_hand(void **state)
         if (pass == 1)
             set(&c, "technique.filter_fdr_threshold=40");
         gpuest_workload_t *wl = trace_lanes(lines, lanes, 2);
-        gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0};
+        gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
         gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
         gpuest_workload_destroy(wl);
         if (rc != GPUEST_OK)
