@@ -48,13 +48,13 @@
 #define L1CM_SUB 32    /* bytes per sub-block */
 #define L1CM_RAW (GPUEST_LINE_BYTES / L1CM_SUB)
 #define L1CM_EP 256    /* L1 accesses of an EP: the SC book's sampling window */
-#define L1CM_PERIOD 10
+#define L1CM_PERIOD 10 /* EPs of a period (the FANN feature ep_in_period) */
 /* Fills timed by the baseline's miss latency (l1c_filltime.c): 0 off (fills at the warp's next turn
  * only), 1 a fill lands at its warp's next turn or when its SM's clock makes it due, whichever is
  * first. Off: on the 40 development points it got more signs right (27 against 23) but a larger
  * mean effect error (2.68 against 2.21 points), and the rule fixed before measuring asked for both
  * (docs/estimator.md, "Compressed-L1 walk: reservations held for the miss latency"). */
-#define L1CM_FILL_TIMING 0 /* EPs of a period (the FANN feature ep_in_period) */
+#define L1CM_FILL_TIMING 0
 
 typedef struct {
     uint64_t line;
@@ -318,17 +318,15 @@ static gpuest_err on_access(void *ctx, const gpuest_memimg_t *img, int sm, uint6
                             gpuest_error_t *err)
 {
     l1cm_walk_t *w = ctx;
-    if (is_load) {
+    if (is_load) { /* a read ticks its SM's clock (only reads: the delay is in reads) */
         w->img = img;
         land_due_fills(w, sm);
-    }
-    if (!is_load) {
+    } else {
         tech_l1cm_invalidate(w->plain, sm, line);
         tech_l1cm_invalidate(w->comp, sm, line);
         return GPUEST_OK;
     }
     w->reads++;
-    w->img = img;
     int hc;
     /* a miss only queues its fill (installed at the warp's next turn, fill_turn) */
     int plain_hit = tech_l1cm_holds(w->plain, sm, line) && tech_l1cm_access(w->plain, sm, line, GPUEST_LINE_BYTES, &hc);

@@ -181,7 +181,7 @@ void tech_filltime_clear(tech_filltime_t *t);
 uint64_t tech_filltime_delay(const tech_filltime_t *t);
 /* SM sm makes a read: its count goes up by one. */
 void tech_filltime_read(tech_filltime_t *t, int sm);
-/* A miss of SM sm at its current read, queued as fill pos of warp's list under seq. */
+/* A miss of SM fill.sm at its current read, queued as fill pos of warp's list (fill.seq names it). */
 gpuest_err tech_filltime_note(tech_filltime_t *t, uint32_t warp, uint32_t pos, tech_fill_t fill,
                               gpuest_error_t *err);
 /* The next fill of SM sm that is due now, in miss order: 1 and *f, or 0. */
