@@ -13,7 +13,7 @@ N=1
 for ITEMS in $(awk -F, 'NR > 1 && $2 ~ /^technique\./ { sub(/^technique\./, "", $2); n++;
                           printf "%s%s", (n % 8 == 1 ? (n > 1 ? " " : "") : ","), $2 } END { print "" }' "$TRUTH"); do
     "$G" validate --preset "$P" --workload "$W" --scale small --calibration "models/calibrations/$P-$W-small.cal" \
-        --points 1 --set technique.probe_cores=14 --techniques "$ITEMS" ${POOL_FORM:+--pool-form "$POOL_FORM"} ${POOL_SETRES:+--pool-setres "$POOL_SETRES"} --truth-csv "$TRUTH" \
+        --points 1 --set technique.probe_cores=14 --techniques "$ITEMS" ${POOL_FORM:+--pool-form "$POOL_FORM"} ${POOL_SETRES:+--pool-setres "$POOL_SETRES"} ${L1_FILL_TIMING:+--l1-fill-timing "$L1_FILL_TIMING"} --truth-csv "$TRUTH" \
         --csv "data/estimator/techniques-$P-$W-small-$N.csv"
     N=$((N + 1))
 done

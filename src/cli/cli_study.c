@@ -25,6 +25,7 @@ void cli_study_init(cli_study_opts_t *o)
     o->simulate_missing = 0;
     o->pool_scoreboard = 0;
     o->pool_setres = 0;
+    o->l1_fill_timing = 0;
 }
 
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
@@ -48,7 +49,7 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
     }
     static const char *const ours[] = {"workload", "scale", "seed", "calibrations", "calibration", "csv",
                                        "confidence", "points", "batch", "truth-csv", "techniques", "pool-form",
-                                       "pool-setres", NULL};
+                                       "pool-setres", "l1-fill-timing", NULL};
     int mine = 0;
     for (int i = 0; ours[i]; i++)
         mine |= cli_args_is(a, ours[i]);
@@ -91,6 +92,12 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
             return -1;
         }
         o->pool_setres = strcmp(v, "on") == 0;
+    } else if (cli_args_is(a, "l1-fill-timing")) {
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+            cli_usage_error(cmd, "--l1-fill-timing %s: expected on or off", v);
+            return -1;
+        }
+        o->l1_fill_timing = strcmp(v, "on") == 0;
     }
     else if (cli_args_is(a, "confidence")) {
         if (cli_parse_double(cmd, "confidence", v, 0.5, 0.9999, &o->confidence))
@@ -138,6 +145,7 @@ int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibratio
     cli_study_warn_stale(cmd, path, c);
     c->pool_scoreboard = o->pool_scoreboard;
     c->pool_setres = o->pool_setres;
+    c->l1_fill_timing = o->l1_fill_timing;
     return 0;
 }
 

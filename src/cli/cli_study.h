@@ -23,6 +23,7 @@ typedef struct {
     int phases;            /* calibrate --refit --phases: measure the kernel phases (one baseline run) */
     int pool_scoreboard;   /* estimate, validate --pool-form scoreboard (study/pool_form.c); 0: token */
     int pool_setres;       /* estimate, validate --pool-setres on | off (default): WarpPool relieves the L1's set reservations */
+    int l1_fill_timing;    /* estimate, validate --l1-fill-timing on | off (default): compressed-L1 walk fills timed */
 } cli_study_opts_t;
 
 void cli_study_init(cli_study_opts_t *o);
@@ -50,6 +51,9 @@ void cli_study_warn_stale(const char *cmd, const char *path, const gpuest_calibr
     "  --pool-form F          estimate, validate: WarpPool on a token-form calibration by the token\n"         \
     "                         form (token, the default) or the scoreboard fit kept beside it (scoreboard)\n"         \
     "  --pool-setres on|off   estimate, validate: WarpPool scales the L1's measured set-reservation\n"         \
-    "                         blocking by the replayed L1's relief (on, the default) or leaves it (off)\n"
+    "                         blocking by the replayed L1's relief (on) or leaves it (off, the default)\n"     \
+    "  --l1-fill-timing on|off estimate, validate: the compressed-L1 walk lands a fill after the\n"             \
+    "                         baseline's miss latency in its SM's reads (on) or at its warp's next turn\n"      \
+    "                         only (off, the default)\n"
 
 #endif

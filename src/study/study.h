@@ -155,6 +155,13 @@ typedef struct {
      * development truths it doubled the mean |IPC error| for one sign gained by a cancellation
      * (docs/estimator.md, "L1 set reservations in the estimate (seventh session)"). */
     int pool_setres;
+    /* Set by the caller, not stored: 1 (`--l1-fill-timing on`) lands a compressed-L1 walk's fill
+     * after the baseline's read miss latency in its SM's reads, or at its warp's next turn if that
+     * comes first (src/technique/l1c_filltime.c); 0 (the default) at the warp's next turn only. Off
+     * by default: on the 40 development points it got more signs right (27 against 23) but a larger
+     * mean effect error (2.68 against 2.21 points), and the rule fixed before measuring asked for
+     * both (docs/estimator.md, "Compressed-L1 walk: reservations held for the miss latency"). */
+    int l1_fill_timing;
 } gpuest_calibration_t;
 
 /* Sets the warp profile of c and copies it into every run's model inputs. */

@@ -23,7 +23,7 @@
  * line dropped then, as src/sim/l1_compressed.c; docs/estimator.md, "Compressed-L1 policies'
  * modes in the estimate"). Short: no MSHR merging (a read of a line in flight is a miss here).
  * The fills can also be timed by the baseline's miss latency in the SM's own reads (l1c_filltime.c,
- * L1CM_FILL_TIMING); off: the development points did not take it (docs/estimator.md, "Compressed-L1
+ * `--l1-fill-timing on`); off by default: the development points did not take it (docs/estimator.md, "Compressed-L1
  * walk: reservations held for the miss latency").
  * SC's code book follows the simulator's period rule (l1c_scbook.c): built from the fills of the first EP, rebuilt
  * from those of each period's last EP, the SC lines of the old book invalidated; before the first
@@ -49,12 +49,6 @@
 #define L1CM_RAW (GPUEST_LINE_BYTES / L1CM_SUB)
 #define L1CM_EP 256    /* L1 accesses of an EP: the SC book's sampling window */
 #define L1CM_PERIOD 10 /* EPs of a period (the FANN feature ep_in_period) */
-/* Fills timed by the baseline's miss latency (l1c_filltime.c): 0 off (fills at the warp's next turn
- * only), 1 a fill lands at its warp's next turn or when its SM's clock makes it due, whichever is
- * first. Off: on the 40 development points it got more signs right (27 against 23) but a larger
- * mean effect error (2.68 against 2.21 points), and the rule fixed before measuring asked for both
- * (docs/estimator.md, "Compressed-L1 walk: reservations held for the miss latency"). */
-#define L1CM_FILL_TIMING 0
 
 typedef struct {
     uint64_t line;
@@ -510,10 +504,11 @@ static void mode_result(const l1cm_walk_t *w, l1cm_mode_t *out)
 }
 
 /* The reads of one SM in the baseline's read miss latency, rounded (0: not known, or the timing
- * switched off: fills at the warp's next turn only, as before). */
+ * switched off, `--l1-fill-timing off`, the default: fills at the warp's next turn only). A fill
+ * then lands at its warp's next turn or when its SM's clock makes it due, whichever is first. */
 static uint64_t fill_delay(const gpuest_technique_env_t *env)
 {
-    double d = L1CM_FILL_TIMING ? env->l1_reads_per_miss_latency : 0.0;
+    double d = env->l1_reads_per_miss_latency;
     return d >= 0.5 && d < 1e9 ? (uint64_t)(d + 0.5) : 0;
 }
 
