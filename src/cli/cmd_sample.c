@@ -24,7 +24,7 @@ static void help(FILE *out)
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
                  "                     [--reference] [--cold] [--bias-check] [--ff-plain] [--ff-backpressure]\n"
                  "                     [--ff-miss-stalls] [--ff-l2-split] [--ff-gather] [--ff-pool K]\n"
-                 "                     [--tail-stratum] [--csv FILE]\n\n"
+                 "                     [--tail-stratum | --tail-stratum-sm] [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
                  "rows; warps at their measured relative rates); a detailed warming of fixed length\n"
@@ -62,6 +62,8 @@ static void help(FILE *out)
                  "  --tail-stratum    each kernel's tail census covers its last wave of CTAs (the last\n"
                  "                    resident-on-the-GPU CTAs' instructions, at most a tenth of the\n"
                  "                    kernel), so the launch's drain is measured whole (opt-in)\n"
+                 "  --tail-stratum-sm the same with the last CTA of every SM only (the launch's last\n"
+                 "                    SM-count CTAs: where the SMs run dry; opt-in)\n"
                  "  --csv FILE        one row per unit\n");
 }
 
@@ -142,6 +144,10 @@ int cli_cmd_sample(int argc, char **argv)
         }
         if (cli_args_is(&a, "tail-stratum")) {
             so.tail_stratum = 1;
+            continue;
+        }
+        if (cli_args_is(&a, "tail-stratum-sm")) {
+            so.tail_stratum = 2;
             continue;
         }
         if (cli_args_is(&a, "ff-gather")) {

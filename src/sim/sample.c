@@ -62,7 +62,7 @@ static double cpu_now(void)
 
 /* ---------------------------------------------------------------- counting pass */
 static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, const gpuest_config_t *tail_cfg,
-                                gpuest_sample_result_t *out, gpuest_error_t *err)
+                                int tail_mode, gpuest_sample_result_t *out, gpuest_error_t *err)
 {
     size_t cap = 0;
     for (;;) {
@@ -91,9 +91,9 @@ static gpuest_err count_kernels(const gpuest_sim_source_t *s, int slow, const gp
             cap = nc;
         }
         uint64_t wi = 0, ti = 0, wi_before_tail = 0;
-        /* the last wave: CTAs are issued in index order, so the launch's last R CTAs */
-        uint32_t tail_from = tail_cfg ? l.num_ctas - gpuest_tail_resident_ctas(&tail_cfg->core,
-                                                                               tail_cfg->core.num_sms, &l)
+        /* the last wave (or the last CTA an SM): CTAs are issued in index order, so the launch's last ones */
+        uint32_t tail_from = tail_cfg ? l.num_ctas - gpuest_tail_ctas(&tail_cfg->core, tail_cfg->core.num_sms, &l,
+                                                                      tail_mode)
                                       : 0;
         for (uint32_t c = 0; c < l.num_ctas; c++) {
             if (c == tail_from)
@@ -1846,7 +1846,7 @@ gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source
     if (o.units < 1 || !(o.warm_amats >= 0))
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: units must be >= 1 and warm_amats >= 0");
     double t0 = wall_now(), c0 = cpu_now();
-    GPUEST_TRY(count_kernels(count_src, o.slow_paths, o.tail_stratum ? cfg : NULL, out, err));
+    GPUEST_TRY(count_kernels(count_src, o.slow_paths, o.tail_stratum ? cfg : NULL, o.tail_stratum, out, err));
     out->count_seconds = cpu_now() - c0;
     sim_gpu_t *g = calloc(1, sizeof *g);
     if (!g)

@@ -20,6 +20,15 @@ uint32_t gpuest_tail_resident_ctas(const gpuest_core_cfg_t *c, int nsm, const gp
     return r < l->num_ctas ? (uint32_t)r : l->num_ctas;
 }
 
+uint32_t gpuest_tail_ctas(const gpuest_core_cfg_t *c, int nsm, const gpuest_launch_t *l, int mode)
+{
+    if (mode == 1)
+        return gpuest_tail_resident_ctas(c, nsm, l);
+    if (mode != 2 || nsm <= 0)
+        return 0;
+    return (uint32_t)nsm < l->num_ctas ? (uint32_t)nsm : l->num_ctas;
+}
+
 uint64_t gpuest_tail_census_len(uint64_t kinsts, uint64_t tail_insts, uint64_t unit)
 {
     uint64_t len = tail_insts > unit ? tail_insts : unit;

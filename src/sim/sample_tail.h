@@ -19,6 +19,14 @@
  * warps, threads, registers, shared memory) times nsm, at most the launch's CTAs; 0 if none fits. */
 uint32_t gpuest_tail_resident_ctas(const gpuest_core_cfg_t *c, int nsm, const gpuest_launch_t *l);
 
+/* The CTAs whose warp instructions make the tail census (the launch's last ones, in issue order):
+ * mode 1 (gpuest_sample_opts_t.tail_stratum = 1) the last wave, gpuest_tail_resident_ctas; mode 2
+ * the last nsm CTAs, one an SM: the stretch where the SMs run out of CTAs one by one, a fraction of
+ * a wave (docs/estimator.md, "Sampled simulation: gemm's bias (seventh session, second round)":
+ * on gemm/fermi the drain's extra cycles lie in its last ~1 % of instructions, the last wave is
+ * 8.8 %); at most the launch's CTAs; 0 for mode 0. */
+uint32_t gpuest_tail_ctas(const gpuest_core_cfg_t *c, int nsm, const gpuest_launch_t *l, int mode);
+
 /* The tail census's length in warp instructions: the last wave's `tail_insts`, at least one `unit`
  * and at most a tenth of the kernel's `kinsts` (a kernel of few waves would otherwise run nearly
  * whole in detail; the cap was fixed before any measurement). */

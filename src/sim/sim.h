@@ -432,7 +432,9 @@ typedef struct {
     int tail_stratum;     /* 1: each kernel's tail census covers its last wave of CTAs (the warp instructions of the
                            * launch's last R CTAs, R resident on the GPU at once; at least one unit, at most a tenth
                            * of the kernel), so the launch's drain is measured whole (`gpuest sample --tail-stratum`;
-                           * sample_tail.h, docs/estimator.md "Sampled simulation: a drain stratum"); 0: one unit */
+                           * sample_tail.h, docs/estimator.md "Sampled simulation: a drain stratum"); 0: one unit;
+                           * 2: the last CTA of every SM only (the launch's last nsm CTAs; `--tail-stratum-sm`,
+                           * docs/estimator.md "Sampled simulation: gemm's bias (seventh session, second round)") */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);

@@ -87,9 +87,55 @@ static void tail_is_last_wave(void **state)
     gpuest_sample_result_free(&r);
 }
 
+/* --tail-stratum-sm: the tail is the launch's last nsm CTAs (fermi: 15, CTAs 185-199). CTA 185 runs 300
+ * more instructions and CTA 184 (outside) 700 more, so the count is 15 x 20 + 300 + 1000 = 1,600: 2,320
+ * if the boundary takes one CTA too many, 1,280 if one too few, and 4,400 (120 x 20 + 300 + 700 + 1000)
+ * if it takes the last wave as mode 1 does. */
+static void tail_is_last_cta_of_each_sm(void **state)
+{
+    (void)state;
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    assert_int_equal(gpuest_tail_ctas(&cfg.core, 15, &(gpuest_launch_t){.num_ctas = 200}, 2), 15);
+    assert_int_equal(gpuest_tail_ctas(&cfg.core, 15, &(gpuest_launch_t){.num_ctas = 9}, 2), 9);
+    assert_int_equal(gpuest_tail_ctas(&cfg.core, 15, &(gpuest_launch_t){.num_ctas = 200}, 0), 0);
+    script_inst_t p[4];
+    memset(p, 0, sizeof p);
+    p[0] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 20, .only_cta = -1};
+    p[1] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 300, .only_cta = 185};
+    p[2] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 700, .only_cta = 184};
+    p[3] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 1000, .only_cta = 199};
+    script_t s, c;
+    memset(&s, 0, sizeof s);
+    script_kernel(&s, 0, NULL, 200, 4, p);
+    c = s;
+    gpuest_sim_source_t src, csrc;
+    script_source(&src, &s);
+    script_source(&csrc, &c);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 4;
+    o.unit_insts = 30;
+    o.warm_cycles = 20;
+    o.tail_stratum = 2;
+    gpuest_sample_result_t r;
+    gpuest_err rc = gpuest_sim_sample(&cfg, &src, &csrc, &o, &r, &err);
+    if (rc != GPUEST_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(r.kernel_warp_insts[0], 200 * 20 + 300 + 700 + 1000);
+    assert_non_null(r.kernel_tail_warp_insts);
+    assert_int_equal(r.kernel_tail_warp_insts[0], 15 * 20 + 300 + 1000);
+    /* the tail census: min(1600, 6000 / 10) = 600 instructions, to the launch's end */
+    const gpuest_sample_unit_t *last = &r.units[r.num_units - 1];
+    assert_true(last->census);
+    assert_true(last->warp_insts > 600 - 30 && last->warp_insts < 600 + 30);
+    gpuest_sample_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(resident_ctas_by_hand), cmocka_unit_test(census_len_clamps),
-                                       cmocka_unit_test(tail_is_last_wave)};
+                                       cmocka_unit_test(tail_is_last_wave), cmocka_unit_test(tail_is_last_cta_of_each_sm)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
