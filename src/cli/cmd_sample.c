@@ -142,12 +142,11 @@ int cli_cmd_sample(int argc, char **argv)
             ff_l2 = 1;
             continue;
         }
-        if (cli_args_is(&a, "tail-stratum")) {
-            so.tail_stratum = 1;
-            continue;
-        }
-        if (cli_args_is(&a, "tail-stratum-sm")) {
-            so.tail_stratum = 2;
+        if (cli_args_is(&a, "tail-stratum") || cli_args_is(&a, "tail-stratum-sm")) {
+            int mode = cli_args_is(&a, "tail-stratum") ? 1 : 2;
+            if (so.tail_stratum && so.tail_stratum != mode)
+                return cli_usage_error(CMD, "--tail-stratum and --tail-stratum-sm: expected one of the two");
+            so.tail_stratum = mode;
             continue;
         }
         if (cli_args_is(&a, "ff-gather")) {

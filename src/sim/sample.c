@@ -1845,6 +1845,9 @@ gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source
         gpuest_sample_opts_default(&o);
     if (o.units < 1 || !(o.warm_amats >= 0))
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: units must be >= 1 and warm_amats >= 0");
+    if (o.tail_stratum < 0 || o.tail_stratum > 2)
+        return gpuest_fail(err, GPUEST_EINVAL, "sampling: tail_stratum %d: expected 0 (one unit), 1 (the last wave) "
+                                               "or 2 (the last CTA of every SM)", o.tail_stratum);
     double t0 = wall_now(), c0 = cpu_now();
     GPUEST_TRY(count_kernels(count_src, o.slow_paths, o.tail_stratum ? cfg : NULL, o.tail_stratum, out, err));
     out->count_seconds = cpu_now() - c0;

@@ -1,7 +1,8 @@
 /* test_sample_techniques.c: a sampled run applies the techniques a configuration names, as
  * 'gpuest simulate' does. The bug it catches: gpuest_study_sample running every unit without the
  * techniques' simulator hooks, so that a hooked technique (here the compressed L1) is silently
- * measured as the baseline; and an oracle that only 'gpuest simulate' can run being accepted. */
+ * measured as the baseline; an oracle that only 'gpuest simulate' can run being accepted; and an
+ * out-of-range tail stratum accepted silently. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,11 +58,29 @@ static void test_kernel_opt_refused(void **state)
     assert_int_equal(s.raw.num_units, 0);
 }
 
+/* An out-of-range tail stratum is an error naming the field, not a silent one-unit census. */
+static void test_tail_stratum_out_of_range(void **state)
+{
+    (void)state;
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 8;
+    o.unit_insts = 200;
+    o.tail_stratum = 3;
+    gpuest_study_sampled_t s;
+    assert_int_equal(gpuest_study_sample(&cfg, "bfs", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_EINVAL);
+    assert_non_null(strstr(err.msg, "tail_stratum 3"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compressed_l1_changes_the_units),
         cmocka_unit_test(test_kernel_opt_refused),
+        cmocka_unit_test(test_tail_stratum_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
