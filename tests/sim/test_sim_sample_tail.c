@@ -11,6 +11,29 @@
 #include "script_source.h"
 #include "sim/sample_tail.h"
 
+/* A sampled run of one scripted kernel of 200 CTAs made of the n program steps p, with short units
+ * and the given tail stratum. */
+static void sample_script(const gpuest_config_t *cfg, int n, const script_inst_t *p, int tail,
+                          gpuest_sample_result_t *r)
+{
+    script_t s, c;
+    memset(&s, 0, sizeof s);
+    script_kernel(&s, 0, NULL, 200, n, p);
+    c = s;
+    gpuest_sim_source_t src, csrc;
+    script_source(&src, &s);
+    script_source(&csrc, &c);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 4;
+    o.unit_insts = 30;
+    o.warm_cycles = 20;
+    o.tail_stratum = tail;
+    gpuest_error_t err;
+    if (gpuest_sim_sample(cfg, &src, &csrc, &o, r, &err) != GPUEST_OK)
+        fail_msg("%s", err.msg);
+}
+
 /* fermi: 15 SMs, 8 CTA slots, 48 warps, 1536 threads, 32768 registers, 48 KiB shared memory each */
 static void resident_ctas_by_hand(void **state)
 {
@@ -59,23 +82,8 @@ static void tail_is_last_wave(void **state)
     p[0] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 20, .only_cta = -1};
     p[1] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 300, .only_cta = 79};
     p[2] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 1000, .only_cta = 199};
-    script_t s, c;
-    memset(&s, 0, sizeof s);
-    script_kernel(&s, 0, NULL, 200, 3, p);
-    c = s;
-    gpuest_sim_source_t src, csrc;
-    script_source(&src, &s);
-    script_source(&csrc, &c);
-    gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 4;
-    o.unit_insts = 30;
-    o.warm_cycles = 20;
-    o.tail_stratum = 1;
     gpuest_sample_result_t r;
-    gpuest_err rc = gpuest_sim_sample(&cfg, &src, &csrc, &o, &r, &err);
-    if (rc != GPUEST_OK)
-        fail_msg("%s", err.msg);
+    sample_script(&cfg, 3, p, 1, &r);
     assert_int_equal(r.num_kernels, 1);
     assert_int_equal(r.kernel_warp_insts[0], 200 * 20 + 300 + 1000);
     assert_non_null(r.kernel_tail_warp_insts);
@@ -106,23 +114,8 @@ static void tail_is_last_cta_of_each_sm(void **state)
     p[1] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 300, .only_cta = 185};
     p[2] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 700, .only_cta = 184};
     p[3] = (script_inst_t){.kind = GPUEST_INST_COMPUTE, .lat = GPUEST_LAT_ALU, .repeat = 1000, .only_cta = 199};
-    script_t s, c;
-    memset(&s, 0, sizeof s);
-    script_kernel(&s, 0, NULL, 200, 4, p);
-    c = s;
-    gpuest_sim_source_t src, csrc;
-    script_source(&src, &s);
-    script_source(&csrc, &c);
-    gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 4;
-    o.unit_insts = 30;
-    o.warm_cycles = 20;
-    o.tail_stratum = 2;
     gpuest_sample_result_t r;
-    gpuest_err rc = gpuest_sim_sample(&cfg, &src, &csrc, &o, &r, &err);
-    if (rc != GPUEST_OK)
-        fail_msg("%s", err.msg);
+    sample_script(&cfg, 4, p, 2, &r);
     assert_int_equal(r.kernel_warp_insts[0], 200 * 20 + 300 + 700 + 1000);
     assert_non_null(r.kernel_tail_warp_insts);
     assert_int_equal(r.kernel_tail_warp_insts[0], 15 * 20 + 300 + 1000);

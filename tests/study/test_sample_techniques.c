@@ -12,7 +12,7 @@
 
 #include "study/study.h"
 
-static gpuest_err sample_with(const char *setting, gpuest_study_sampled_t *s, gpuest_error_t *err)
+static gpuest_err sample_tail(const char *setting, int tail, gpuest_study_sampled_t *s, gpuest_error_t *err)
 {
     gpuest_config_t cfg;
     assert_int_equal(gpuest_config_preset(&cfg, "fermi", err), GPUEST_OK);
@@ -23,7 +23,13 @@ static gpuest_err sample_with(const char *setting, gpuest_study_sampled_t *s, gp
     o.units = 8;
     o.unit_insts = 200;
     o.warm_cycles = 200;
+    o.tail_stratum = tail;
     return gpuest_study_sample(&cfg, "bfs", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, s, err);
+}
+
+static gpuest_err sample_with(const char *setting, gpuest_study_sampled_t *s, gpuest_error_t *err)
+{
+    return sample_tail(setting, 0, s, err);
 }
 
 /* Static-BDI stores compressible lines compressed (decompression cycles on their hits, more lines
@@ -62,16 +68,9 @@ static void test_kernel_opt_refused(void **state)
 static void test_tail_stratum_out_of_range(void **state)
 {
     (void)state;
-    gpuest_config_t cfg;
     gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
-    gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 200;
-    o.tail_stratum = 3;
     gpuest_study_sampled_t s;
-    assert_int_equal(gpuest_study_sample(&cfg, "bfs", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_EINVAL);
+    assert_int_equal(sample_tail(NULL, 3, &s, &err), GPUEST_EINVAL);
     assert_non_null(strstr(err.msg, "tail_stratum 3"));
 }
 
