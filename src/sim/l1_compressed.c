@@ -152,6 +152,21 @@ sim_time_t sim_l1c_hit(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way)
     return (sim_time_t)ev.extra_cycles * g->period[GPUEST_CLK_CORE];
 }
 
+/* Fast-forward (sample.c): the clock stands still, so a hit enters no decompression queue; the
+ * policy still sees it (its counters advance and may replace a code book, as in detailed mode). */
+void sim_l1c_hit_functional(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way)
+{
+    struct sim_l1c_s *z = sm->l1comp;
+    size_t w = (size_t)(way - sm->l1.ways);
+    gpuest_sim_l1c_event_t ev;
+    event_base(g, sm, way->tag, &ev);
+    ev.hit = 1;
+    ev.mode = z->mode[w];
+    ev.depth = stack_depth(&sm->l1, way);
+    ev.hit_latency = g->cfg->l1.hit_latency + z->decomp[w];
+    report_access(g, sm, &ev);
+}
+
 void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line)
 {
     gpuest_sim_l1c_event_t ev;
@@ -216,12 +231,11 @@ void sim_l1c_reserved(sim_sm_t *sm, sim_way_t *way)
         lru->valid = 0;
 }
 
-void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles)
+/* Sizes the line just filled into `way` (the l1c_fill hook on its bytes) and makes room for it. */
+static void size_line(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way)
 {
     struct sim_l1c_s *z = sm->l1comp;
     size_t w = (size_t)(way - sm->l1.ways);
-    z->miss_lat_sum += miss_cycles;
-    z->miss_lat_n++;
     gpuest_sim_l1c_line_t out = {GPUEST_L1C_NONE, GPUEST_LINE_BYTES, 0};
     if (g->opts->hooks.l1c_fill) {
         uint8_t buf[GPUEST_LINE_BYTES];
@@ -239,3 +253,27 @@ void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cy
                                                                                   : out.decomp_cycles);
     make_room(sm, way, need);
 }
+
+void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles)
+{
+    sm->l1comp->miss_lat_sum += miss_cycles;
+    sm->l1comp->miss_lat_n++;
+    size_line(g, sm, way);
+}
+
+/* Fast-forward's miss of a load: the policy sees the miss, the line is filled whole into a victim
+ * tag (or into `way`, its tag with some sectors missing) and stored in the size and mode the
+ * policy gives its real bytes; no miss latency is recorded (the clock stands still). 1 when filled,
+ * 0 when every tag of the set is reserved. */
+int sim_l1c_fill_functional(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t line)
+{
+    sim_l1c_miss(g, sm, line);
+    if (way)
+        way->lru = ++sm->l1.stamp;
+    else if (!(way = sim_tags_victim(&sm->l1, line)))
+        return 0;
+    sim_tags_fill(&sm->l1, way, line, 0xF);
+    size_line(g, sm, way);
+    return 1;
+}
+

@@ -278,10 +278,18 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
     p->lines++;
     if (op == GPUEST_MEM_LOAD) {
         sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
-        if (way && (way->valid & r->sectors) == r->sectors)
+        if (way && (way->valid & r->sectors) == r->sectors) {
+            if (sm->l1comp) /* compressed L1 (LATTE-CC): the policy counts the hit */
+                sim_l1c_hit_functional(g, sm, way);
             return;
+        }
         p->l1_misses++;
         p->sent++;
+        if (sm->l1comp) { /* compressed L1: the line is stored as the policy sizes its bytes */
+            if (sim_l1c_fill_functional(g, sm, way, r->line))
+                p->l2_hits += ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+            return;
+        }
         /* ff_tags(&sm->l1, r->line) without its second lookup: the way found above (touched
          * again, as ff_tags's lookup would) is filled whole, else a victim is */
         if (way)

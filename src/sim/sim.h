@@ -396,7 +396,7 @@ typedef struct {
     double warm_amats;    /* ... and at least this many of the last unit's AMAT (default 8) */
     uint64_t seed;        /* where the units fall in their periods */
     gpuest_progress_t *progress; /* may be NULL */
-    gpuest_sim_hooks_t hooks;    /* technique hooks, as gpuest_sim_opts_t (fast-forward calls none) */
+    gpuest_sim_hooks_t hooks;    /* technique hooks, as gpuest_sim_opts_t (fast-forward calls only l1c_fill/l1c_access) */
     int cold;             /* 1: fast-forward warms nothing (no L1/L2 tags, DRAM rows or technique state):
                            * an experiment that shows what functional warming is worth */
     int reference;        /* 1: the gaps between units run in detail instead of fast-forward (same unit

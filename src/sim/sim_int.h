@@ -324,6 +324,10 @@ void sim_l1c_miss(sim_gpu_t *g, sim_sm_t *sm, uint64_t line);
 int sim_l1c_can_reserve(const sim_sm_t *sm, uint64_t line);
 void sim_l1c_reserved(sim_sm_t *sm, sim_way_t *way);
 void sim_l1c_filled(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t miss_cycles);
+/* Fast-forward's functional access (sample.c): no queue timing, no miss latency, the policy's
+ * hooks as in detailed mode. */
+void sim_l1c_hit_functional(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way);
+int sim_l1c_fill_functional(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, uint64_t line);
 /* warppool.c: inter-warp merging in front of the L1D (technique.coalescing = warppool, pcu+warppool).
  * With a pool the LD/ST unit's line requests enter it (sim_wp_step replaces the unit's L1 step). */
 typedef struct sim_wp_s sim_wp_t;

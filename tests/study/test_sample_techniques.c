@@ -2,11 +2,13 @@
  * 'gpuest simulate' does. The bug it catches: gpuest_study_sample running every unit without the
  * techniques' simulator hooks, so that a hooked technique (here the compressed L1) is silently
  * measured as the baseline; an oracle that only 'gpuest simulate' can run being accepted; and an
- * out-of-range tail stratum accepted silently. */
+ * out-of-range tail stratum accepted silently; fast-forward filling the compressed L1 as raw lines
+ * without asking the policy (no l1c_fill call from fast-forward, or one without the line's bytes). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -51,6 +53,66 @@ static void test_compressed_l1_changes_the_units(void **state)
     gpuest_study_sampled_free(&bdi);
 }
 
+/* A policy that stores every line in 32 bytes (one sub-block), and tells fast-forward's fills from
+ * detailed ones: a detailed fill records its miss latency before the l1c_fill hook runs, so its event's
+ * miss_lat_n is one more than at the SM's previous fill; a fast-forward fill (the clock stands still,
+ * no latency) leaves it as it was. */
+#define MAX_SMS 64
+typedef struct {
+    uint64_t last_n[MAX_SMS];
+    int ff_fills, ff_fills_with_bytes, detailed_fills, hits;
+} fill_census_t;
+
+static void census_fill(void *ctx, const gpuest_sim_l1c_event_t *ev, const uint8_t *data, gpuest_sim_l1c_line_t *out)
+{
+    fill_census_t *c = ctx;
+    assert_true(ev->sm >= 0 && ev->sm < MAX_SMS);
+    if (ev->miss_lat_n == c->last_n[ev->sm]) {
+        c->ff_fills++;
+        c->ff_fills_with_bytes += data != NULL;
+    } else {
+        assert_int_equal(ev->miss_lat_n, c->last_n[ev->sm] + 1);
+        c->detailed_fills++;
+    }
+    c->last_n[ev->sm] = ev->miss_lat_n;
+    *out = (gpuest_sim_l1c_line_t){GPUEST_L1C_BDI, 32, 2};
+}
+
+static unsigned census_access(void *ctx, const gpuest_sim_l1c_event_t *ev)
+{
+    ((fill_census_t *)ctx)->hits += ev->hit;
+    return 0;
+}
+
+/* Fast-forward warms the compressed L1 through the policy: its misses are filled by the l1c_fill hook
+ * on the line's real bytes (stored in one sub-block here), so fast-forward fills are seen, with data.
+ * Before, fast-forward filled raw lines and the hook saw detailed fills only (ff_fills = 0). */
+static void test_fast_forward_fills_through_the_policy(void **state)
+{
+    (void)state;
+    gpuest_error_t err;
+    gpuest_config_t cfg;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 8;
+    o.unit_insts = 200;
+    o.warm_cycles = 200;
+    fill_census_t c;
+    memset(&c, 0, sizeof c);
+    o.hooks.ctx = &c;
+    o.hooks.l1c_fill = census_fill;
+    o.hooks.l1c_access = census_access;
+    gpuest_study_sampled_t s;
+    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
+    fprintf(stderr, "ff %llu det %d ff %d hits %d\n", (unsigned long long)s.raw.ff_warp_insts, c.detailed_fills, c.ff_fills, c.hits);
+    assert_true(s.raw.ff_warp_insts > 0);
+    assert_true(c.detailed_fills > 0);
+    assert_true(c.ff_fills > 0);
+    assert_int_equal(c.ff_fills_with_bytes, c.ff_fills);
+    gpuest_study_sampled_free(&s);
+}
+
 /* kernel_opt forks copies of the whole simulation per launch: a sampled run cannot, and must say so
  * before it runs anything. */
 static void test_kernel_opt_refused(void **state)
@@ -78,6 +140,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compressed_l1_changes_the_units),
+        cmocka_unit_test(test_fast_forward_fills_through_the_policy),
         cmocka_unit_test(test_kernel_opt_refused),
         cmocka_unit_test(test_tail_stratum_out_of_range),
     };
