@@ -89,6 +89,11 @@ static int valid_lines(const sim_tags_t *t)
     return n;
 }
 
+int gpuest_sim_l1c_valid_lines(const gpuest_sim_l1c_event_t *ev)
+{
+    return ev->l1_tags ? valid_lines(ev->l1_tags) : ev->valid_lines;
+}
+
 /* Valid lines of the set used more recently than w. */
 static int stack_depth(const sim_tags_t *t, const sim_way_t *w)
 {
@@ -108,7 +113,7 @@ static void event_base(sim_gpu_t *g, sim_sm_t *sm, uint64_t line, gpuest_sim_l1c
         .line = line,
         .launch = (int)g->launch.index,
         .core_cycle = sim_core_cycle(g),
-        .valid_lines = valid_lines(&sm->l1),
+        .l1_tags = &sm->l1,
         .avail_sum = sm->lt_avail,
         .sm_cycles = sm->lt_cycles,
         .sched_issue = sm->lt_issue,

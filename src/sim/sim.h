@@ -160,11 +160,18 @@ typedef struct {
     int queue_pos;         /* hit on a compressed line: its position in the decompression queue */
     int extra_cycles;      /* hit: decompression cycles added (eq. 3), 0 for an uncompressed line */
     int hit_latency;       /* hit: base hit latency + extra_cycles (core cycles) */
-    int valid_lines;       /* lines resident in this SM's L1 (effective capacity) */
+    int valid_lines;       /* lines resident in this SM's L1 (effective capacity) when l1_tags is NULL (an
+                            * event built by hand); read it with gpuest_sim_l1c_valid_lines */
     /* cumulative per-SM inputs of the latency tolerance (eq. 4) and of the miss latency */
     uint64_t avail_sum, sm_cycles, sched_issue, sched_runs;
     uint64_t miss_lat_sum, miss_lat_n; /* core cycles from access to fill, primary misses */
+    const void *l1_tags;   /* the simulator's events: this SM's L1 tags, counted on demand (the count scans
+                            * every way, and a policy needs it only at the end of an EP, not on every access) */
 } gpuest_sim_l1c_event_t;
+
+/* Lines resident in the event's SM's L1 at the event: the tags counted when the simulator made the
+ * event, else ev->valid_lines. */
+int gpuest_sim_l1c_valid_lines(const gpuest_sim_l1c_event_t *ev);
 
 /* What the l1c_fill hook decides for a line being filled. */
 typedef struct {

@@ -346,7 +346,7 @@ static int choose_mode(const l1c_t *c, const sm_state_t *s, double miss_lat, rul
 
 static void record_capacity(l1c_t *c, const gpuest_sim_l1c_event_t *ev, int mode)
 {
-    double cap = (double)ev->valid_lines * GPUEST_LINE_BYTES / (double)c->l1_bytes;
+    double cap = (double)gpuest_sim_l1c_valid_lines(ev) * GPUEST_LINE_BYTES / (double)c->l1_bytes;
     c->cap_sum += cap;
     if (c->ncap + 3 > c->capcap) {
         size_t nc = c->capcap ? c->capcap * 2 : 4096;
@@ -390,7 +390,7 @@ static void fann_features(const l1c_t *c, const sm_state_t *s, const gpuest_sim_
     x[9] = miss_rate - s->prev_miss_rate;
     x[10] = miss_latency(ev);
     x[11] = ratio(s->ep_qpos, s->ep_chits);
-    x[12] = (double)ev->valid_lines * GPUEST_LINE_BYTES / (double)c->l1_bytes;
+    x[12] = (double)gpuest_sim_l1c_valid_lines(ev) * GPUEST_LINE_BYTES / (double)c->l1_bytes;
     x[13] = s->ep;
     x[14] = s->mode == GPUEST_L1C_NONE;
     x[15] = s->mode == GPUEST_L1C_BDI;
