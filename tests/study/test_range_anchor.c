@@ -64,6 +64,17 @@ static void generated_runs(gpuest_calibration_t *c, const double factor[4], doub
     }
 }
 
+/* generated_runs at an IPC spread of 0.3, fitted on fermi. */
+static void fitted_runs(gpuest_calibration_t *c, const double factor[4])
+{
+    generated_runs(c, factor, 0.3);
+    gpuest_error_t err;
+    gpuest_config_t base;
+    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
+    if (gpuest_study_fit_runs(&base, c, &err) != GPUEST_OK)
+        fail_msg("fit: %s", err.msg);
+}
+
 /* A hand-made calibration with the pattern of `gpuest run`'s: IPC observations weak (a standard error of
  * 30 %, so the exact AMAT pins the parameters at the truth and every refit's IPC misses are the
  * factors': measured IPC x1.08 at the baseline, x1.12 at flit x0.5, x0.96 at flit x2, x1 at L2
@@ -79,12 +90,7 @@ static void anchors_a_level_error_the_left_out_runs_miss(void **state)
     (void)state;
     static gpuest_calibration_t c;
     static const double factor[4] = {1.08, 1.12, 0.96, 1.00};
-    generated_runs(&c, factor, 0.3);
-    gpuest_error_t err;
-    gpuest_config_t base;
-    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
-    if (gpuest_study_fit_runs(&base, &c, &err) != GPUEST_OK)
-        fail_msg("fit: %s", err.msg);
+    fitted_runs(&c, factor);
     assert_true(c.warp_profile[1] > 0); /* the scoreboard form, whose refits stay at the truth */
     assert_int_equal(c.anchor_ipc, 1);
     assert_true(c.range_anch_ipc < c.range_raw_ipc);
@@ -105,12 +111,7 @@ static void keeps_the_plain_model_when_only_the_baseline_is_off(void **state)
     (void)state;
     static gpuest_calibration_t c;
     static const double factor[4] = {1.08, 1.00, 1.00, 1.00};
-    generated_runs(&c, factor, 0.3);
-    gpuest_error_t err;
-    gpuest_config_t base;
-    assert_int_equal(gpuest_config_preset(&base, "fermi", &err), GPUEST_OK);
-    if (gpuest_study_fit_runs(&base, &c, &err) != GPUEST_OK)
-        fail_msg("fit: %s", err.msg);
+    fitted_runs(&c, factor);
     assert_int_equal(c.anchor_ipc, 0);
     assert_true(c.range_raw_ipc < c.range_anch_ipc);
 }
