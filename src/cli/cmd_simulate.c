@@ -334,7 +334,7 @@ int cli_cmd_simulate(int argc, char **argv)
     }
     const gpuest_generator_t *gen = gpuest_workload_generator(wl);
     gpuest_technique_env_t env = {&o.mc.cfg, gpuest_workload_image(wl), gen ? gen->name : NULL, cli_model_dir(),
-                                  o.src.seed, NULL, 0.0, 0.0};
+                                  o.src.seed, NULL, 0.0, 0.0, 0};
     gpuest_technique_set_t *techs = NULL;
     int kernel_opt = o.mc.cfg.technique.l1_compression == GPUEST_L1COMP_KERNEL_OPT;
     if (kernel_opt) /* this command sets the L1D's mode at every launch (l1c_kernel_opt.c) */

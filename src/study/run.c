@@ -25,7 +25,7 @@ gpuest_err gpuest_study_run_detailed_kernels(const gpuest_config_t *cfg, const c
     so.sample_interval = 0;
     /* Technique points (validate) run with the techniques' hooks, as 'gpuest simulate' does. */
     const gpuest_generator_t *gen = gpuest_workload_generator(wl);
-    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), gen ? gen->name : workload, NULL, seed, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), gen ? gen->name : workload, NULL, seed, NULL, 0.0, 0.0, 0};
     gpuest_technique_set_t *techs = NULL;
     gpuest_err rc = gpuest_technique_set_create(&env, &so.hooks, &techs, err);
     if (rc != GPUEST_OK) {

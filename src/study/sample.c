@@ -250,7 +250,7 @@ static gpuest_err sample_once(const gpuest_config_t *cfg, const char *workload, 
     static const gpuest_sim_hooks_t no_hooks;
     if (rc == GPUEST_OK && memcmp(&o->hooks, &no_hooks, sizeof no_hooks) == 0) {
         const gpuest_generator_t *gen = gpuest_workload_generator(a);
-        gpuest_technique_env_t env = {cfg, gpuest_workload_image(a), gen ? gen->name : workload, NULL, seed, NULL, 0.0, 0.0};
+        gpuest_technique_env_t env = {cfg, gpuest_workload_image(a), gen ? gen->name : workload, NULL, seed, NULL, 0.0, 0.0, 0};
         rc = gpuest_technique_set_create(&env, &oh.hooks, &techs, err);
     }
     if (rc == GPUEST_OK) {

@@ -60,7 +60,8 @@ gpuest_err gpuest_study_technique_transform_cal(const gpuest_config_t *cfg, cons
     GPUEST_TRY(gpuest_workload_create(workload, scale, seed, &wl, err));
     gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), workload, model_dir, seed, wl,
                                   gpuest_study_misses_in_flight(c),
-                                  c && c->l1_fill_timing ? gpuest_study_l1_reads_per_miss_latency(c, cfg->core.num_sms) : 0.0};
+                                  c && c->l1_fill_timing ? gpuest_study_l1_reads_per_miss_latency(c, cfg->core.num_sms) : 0.0,
+                                  c ? c->pool_setres : 0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, err);
     gpuest_workload_destroy(wl);
     GPUEST_TRY(rc);
@@ -78,7 +79,7 @@ gpuest_err gpuest_study_technique_transform_in_flight(const gpuest_config_t *cfg
         return GPUEST_OK;
     gpuest_workload_t *wl = NULL;
     GPUEST_TRY(gpuest_workload_create(workload, scale, seed, &wl, err));
-    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), workload, model_dir, seed, wl, in_flight, 0.0};
+    gpuest_technique_env_t env = {cfg, gpuest_workload_image(wl), workload, model_dir, seed, wl, in_flight, 0.0, 0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, err);
     gpuest_workload_destroy(wl);
     GPUEST_TRY(rc);

@@ -193,7 +193,7 @@ static gpuest_err eval_sim(gpuest_sweep_evaluator_t *ev, const gpuest_sweep_poin
     GPUEST_TRY(gpuest_workload_create(p->workload, scale, p->seed, &wl, err));
     const gpuest_generator_t *gen = gpuest_workload_generator(wl);
     gpuest_technique_env_t env = {&p->cfg, gpuest_workload_image(wl), gen ? gen->name : p->workload, ev->model_dir,
-                                  p->seed, NULL, 0.0, 0.0};
+                                  p->seed, NULL, 0.0, 0.0, 0};
     gpuest_sim_hooks_t hooks;
     memset(&hooks, 0, sizeof hooks);
     gpuest_technique_set_t *techs = NULL;

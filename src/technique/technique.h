@@ -44,6 +44,10 @@ typedef struct {
      * latency (its reads per cycle x its miss latency: gpuest_study_l1_reads_per_miss_latency); the
      * compressed-L1 walk holds a miss's reservation that long (l1c_filltime.c). 0: not known. */
     double l1_reads_per_miss_latency;
+    /* Model transforms only: 1 when the estimate applies WarpPool's relief of the L1's set
+     * reservations (--pool-setres on); 0: the WarpPool transform skips that replay (its result
+     * would be dropped). */
+    int pool_setres;
 } gpuest_technique_env_t;
 
 /* One named number a technique reports for a run. */

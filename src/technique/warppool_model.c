@@ -195,9 +195,10 @@ gpuest_err tech_wp_transform(const gpuest_technique_env_t *env, gpuest_model_tra
     }
     /* the set reservations: a miss holds its way for the L1 and L2 hit latencies (the round trip
      * of an L2 hit without its network, the least a fill takes; the model uses only the ratio of
-     * the pool's stalls to the in-order unit's) */
+     * the pool's stalls to the in-order unit's). Only when the estimate applies the relief
+     * (env->pool_setres): otherwise its result would be dropped (study/estimate.c). */
     int miss_lat = cfg->l1.hit_latency + cfg->l2.hit_latency;
-    for (int i = 0; rc == GPUEST_OK && i < 2; i++)
+    for (int i = 0; rc == GPUEST_OK && env->pool_setres && i < 2; i++)
         rc = tech_wsr_create(o.num_sms, o.l1_lines / o.l1_assoc, o.l1_assoc, i ? qmax : 0, cfg->technique.warppool_depth,
                              cfg->technique.warppool_latency, miss_lat > 1 ? miss_lat : 1, &w.sr[i], err);
     o.access_cb = on_access;

@@ -40,7 +40,7 @@ static void test_refused_without_the_driver(void **st)
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
     assert_int_equal(gpuest_config_set(&cfg, "technique.l1_compression=kernel_opt", "--set", &e), GPUEST_OK);
-    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_sim_hooks_t h = {0};
     gpuest_technique_set_t *set = NULL;
     assert_int_equal(gpuest_technique_set_create(&env, &h, &set, &e), GPUEST_EUNSUPPORTED);
@@ -107,7 +107,7 @@ static gpuest_technique_set_t *kernel_opt_set(gpuest_sim_hooks_t *h)
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
     cfg.technique.l1_compression = GPUEST_L1COMP_KERNEL_OPT;
-    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_technique_set_t *set = NULL;
     cli_kopt_prepare();
     assert_int_equal(gpuest_technique_set_create(&env, h, &set, &e), GPUEST_OK);

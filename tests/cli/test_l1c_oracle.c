@@ -106,7 +106,7 @@ static void test_oracle_labels_fastest_mode(void **st)
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
     cfg.technique.l1_compression = GPUEST_L1COMP_LATTE_CC;
-    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_sim_hooks_t h = {0};
     gpuest_technique_set_t *set = NULL;
     assert_int_equal(gpuest_technique_set_create(&env, &h, &set, &e), GPUEST_OK);

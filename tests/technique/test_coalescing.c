@@ -39,7 +39,7 @@ static void fixture(pcu_fixture_t *f, int rgrs)
 {
     memset(f, 0, sizeof *f);
     pcu_config(&f->cfg, rgrs);
-    gpuest_technique_env_t env = {&f->cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&f->cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_technique_set_create(&env, &f->h, &f->set, &e), GPUEST_OK);
     assert_non_null(f->h.mc_front_accept);
@@ -242,7 +242,7 @@ static void run_shared(int coalescing, int sms, int rgrs, uint32_t stride, gpues
                                   1, 0, 0};
     memset(w, 0, sizeof *w);
     gpuest_technique_set_t *set = NULL;
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_technique_set_create(&env, &w->pcu, &set, &e), GPUEST_OK);
     gpuest_sim_opts_t o;
@@ -399,7 +399,7 @@ static void test_pcu_with_warppool(void **state)
     script_inst_t p[] = {{GPUEST_INST_MEM, GPUEST_MEM_LOAD, GPUEST_LAT_ALU, GPUEST_MEMIMG_BASE, 4, 4, 1, -1, 1, 0, 0}};
     script_kernel(&s, 0, NULL, 8, 1, p);
     gpuest_technique_set_t *set = NULL;
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_error_t e = {0};
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);

@@ -234,7 +234,7 @@ static void tech(tf_t *f, int mode, int table)
     assert_int_equal(gpuest_memimg_create(&f->img, &e), GPUEST_OK);
     assert_int_equal(gpuest_memimg_alloc(f->img, "a", GPUEST_DT_UINT32, 4096, &a, &e), GPUEST_OK);
     gpuest_memimg_set_has_values(f->img, 1);
-    gpuest_technique_env_t env = {&f->cfg, f->img, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&f->cfg, f->img, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     assert_int_equal(gpuest_technique_set_create(&env, &f->h, &f->set, &e), GPUEST_OK);
     assert_non_null(f->h.l1_sector_request);
     assert_non_null(f->h.mc_accept);

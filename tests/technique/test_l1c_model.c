@@ -111,7 +111,7 @@ static gpuest_err transform_on(const char *policy, int line_set, int rounds, gpu
     set(&c, kv);
     int sets = c.l1.size_bytes / (128 * c.l1.assoc);
     gpuest_workload_t *wl = trace_set(sets, line_set, c.l1.assoc + 1, rounds);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, 0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
     gpuest_workload_destroy(wl);
     return rc;
@@ -257,7 +257,7 @@ static void test_refusals(void **state)
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&c, "fermi", &e), GPUEST_OK);
     set(&c, "technique.l1_compression=static_bpc");
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_EUNSUPPORTED);
     assert_non_null(strstr(e.msg, "launches"));
 }
@@ -290,7 +290,7 @@ static void test_fill_at_next_turn(void **state)
     set(&c, "technique.l1_compression=static_bdi");
     set(&c, "l1.size_bytes=1536"); /* 12 sets (the fewest allowed): A and B 12 lines apart, one set */
     set(&c, "l1.assoc=1");
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, 0};
     gpuest_model_transform_t t;
     gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
     assert_int_equal(rc, GPUEST_OK);

@@ -43,7 +43,7 @@ static void fixture(fx_t *f, int policy)
     f->cfg.l1.hit_latency = 20;
     f->cfg.technique.l1_compression = policy;
     assert_int_equal(gpuest_technique_validate(&f->cfg, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
-    gpuest_technique_env_t env = {&f->cfg, NULL, NULL, fixture_model_dir, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&f->cfg, NULL, NULL, fixture_model_dir, 1, NULL, 0.0, 0.0, 0};
     gpuest_err rc = gpuest_technique_set_create(&env, &f->h, &f->set, &e);
     if (rc != GPUEST_OK)
         fail_msg("%s", e.msg);
@@ -544,7 +544,7 @@ static void expect_create_error(const char *fragment)
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
     cfg.technique.l1_compression = GPUEST_L1COMP_FANN;
-    gpuest_technique_env_t env = {&cfg, NULL, NULL, model_dir, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&cfg, NULL, NULL, model_dir, 1, NULL, 0.0, 0.0, 0};
     gpuest_sim_hooks_t h = {0};
     gpuest_technique_set_t *set = NULL;
     assert_int_not_equal(gpuest_technique_set_create(&env, &h, &set, &e), GPUEST_OK);

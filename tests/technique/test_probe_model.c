@@ -53,7 +53,7 @@ static gpuest_err transform(const char *const *kv, const unsigned *lines, int n,
     for (int i = 0; kv[i]; i++)
         set(&c, kv[i]);
     gpuest_workload_t *wl = trace(lines, n);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, 0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
     gpuest_workload_destroy(wl);
     return rc;
@@ -226,7 +226,7 @@ static void test_refusals(void **state)
     assert_int_equal(gpuest_config_preset(&c, "mesh56", &e), GPUEST_OK);
     set(&c, "noc.buffer_flits=9");
     set(&c, "technique.probing=pp");
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_model_transform_t t;
     assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_EUNSUPPORTED);
     assert_non_null(strstr(e.msg, "launches"));

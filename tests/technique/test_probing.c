@@ -161,7 +161,7 @@ static void plan_with(int mode, int cores, int count, double rate, int nearest, 
     c.technique.probe_rate = rate;
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_technique_set_t *set = NULL;
     gpuest_sim_hooks_t h;
     memset(&h, 0, sizeof h);
@@ -223,7 +223,7 @@ static void test_config_checks(void **state)
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_SIM, &e), GPUEST_OK);
     /* the estimator's transform takes pp, dp and ip; RP's predictor is refused, naming the key */
     assert_int_equal(gpuest_technique_validate(&c, GPUEST_TECH_MODE_MODEL, &e), GPUEST_OK);
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_model_transform_t t;
     assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_EUNSUPPORTED);
     assert_non_null(strstr(e.msg, "technique.probing"));

@@ -60,7 +60,7 @@ static double saved(const char *value, const unsigned *lines, int n, gpuest_err 
     snprintf(kv, sizeof kv, "technique.coalescing=%s", value);
     set(&c, kv);
     gpuest_workload_t *wl = trace(lines, n);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, 0};
     gpuest_model_transform_t t;
     *rc = gpuest_technique_model_transform(&env, &t, e);
     gpuest_workload_destroy(wl);
@@ -122,7 +122,7 @@ static gpuest_err wp_transform(const char *value, const unsigned *lines, int n, 
     snprintf(kv, sizeof kv, "technique.coalescing=%s", value);
     set(&c, kv);
     gpuest_workload_t *wl = trace(lines, n);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, 0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
     gpuest_workload_destroy(wl);
     return rc;
@@ -150,6 +150,58 @@ static void test_warppool_transform(void **state)
     assert_int_equal(t.l1_merge_windows, 6);
 }
 
+/* One CTA (SM 0) of one warp that loads the n lines at lines[] in turn, 32 lanes each. */
+static gpuest_workload_t *trace_one_warp(const unsigned *lines, int n)
+{
+    mkdir(TMP, 0755);
+    FILE *f = fopen(TMP "/t1.csv", "w");
+    assert_non_null(f);
+    fprintf(f, "gpuest_trace,1\nkernel,0,k,1,1,1,32,1,1,0,8\n");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "inst,0,0,0,%d,load,4,ffffffff,", 8 * i);
+        for (int k = 0; k < 32; k++)
+            fprintf(f, "%s0x%x", k ? " " : "", lines[i] + 4 * k);
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    gpuest_workload_t *wl = NULL;
+    gpuest_error_t e = {0};
+    if (gpuest_workload_open_csv(TMP "/t1.csv", NULL, &wl, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    return wl;
+}
+
+/* The set-reservation replay runs only when the estimate applies its relief (env.pool_setres):
+ * one warp misses on eight lines of one L1 set (4 ways), so the in-order unit stalls on the fifth
+ * and the replay measures a relief; without the flag the transform leaves ldst_block_scale at the
+ * identity's 0 (the replay is skipped, not computed and dropped). Fails when the flag is ignored
+ * either way: the relief lost with --pool-setres on, or the replay run with it off. */
+static void test_warppool_setres_replay_on_request(void **state)
+{
+    (void)state;
+    gpuest_config_t c;
+    preset(&c, "mesh56");
+    set(&c, "technique.coalescing=warppool");
+    unsigned stride = (unsigned)(c.l1.size_bytes / c.l1.assoc); /* one way: the same set again */
+    unsigned lines[8];
+    for (int i = 0; i < 8; i++)
+        lines[i] = 0x100000u + (unsigned)i * stride;
+    for (int on = 0; on <= 1; on++) {
+        gpuest_workload_t *wl = trace_one_warp(lines, 8);
+        gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, on};
+        gpuest_model_transform_t t;
+        gpuest_error_t e = {0};
+        gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
+        gpuest_workload_destroy(wl);
+        if (rc != GPUEST_OK)
+            fail_msg("%s", e.msg);
+        if (on)
+            assert_true(t.ldst_block_scale > 0.0);
+        else
+            assert_true(t.ldst_block_scale == 0.0);
+    }
+}
+
 /* Without the workload's launches there is nothing to measure the locality on: refused. */
 static void test_pcu_needs_launches(void **state)
 {
@@ -159,7 +211,7 @@ static void test_pcu_needs_launches(void **state)
     set(&c, "noc.buffer_flits=9");
     set(&c, "technique.coalescing=pcu");
     gpuest_error_t e = {0};
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_model_transform_t t;
     gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
     assert_int_equal(rc, GPUEST_EUNSUPPORTED);
@@ -188,7 +240,7 @@ static void test_filtering_reply_sizes_by_hand(void **state)
         if (pass == 1)
             set(&c, "technique.filter_fdr_threshold=40");
         gpuest_workload_t *wl = trace_lanes(lines, lanes, 2);
-        gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0};
+        gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, 0};
         gpuest_err rc = gpuest_technique_model_transform(&env, &t, &e);
         gpuest_workload_destroy(wl);
         if (rc != GPUEST_OK)
@@ -206,6 +258,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_pcu_locality_by_hand), cmocka_unit_test(test_warppool_pool_by_hand),
                                        cmocka_unit_test(test_warppool_transform),
+                                       cmocka_unit_test(test_warppool_setres_replay_on_request),
                                        cmocka_unit_test(test_pcu_needs_launches),
                                        cmocka_unit_test(test_filtering_reply_sizes_by_hand)};
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,7 +80,7 @@ static void test_unsupported_mode_names_the_key(void **state)
     set(&c, "technique.compression=none");
     set(&c, "technique.probing=rp");
     set(&c, "technique.probe_cores=14");
-    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_model_transform_t t;
     rc = gpuest_technique_model_transform(&env, &t, &e);
     assert_int_equal(rc, GPUEST_EUNSUPPORTED);
@@ -112,7 +112,7 @@ static void simulate(const gpuest_config_t *c, const char *workload, run_t *out)
     gpuest_sim_source_workload(&src, wl);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
-    gpuest_technique_env_t env = {c, gpuest_workload_image(wl), workload, GPUEST_SOURCE_DIR "/models", 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {c, gpuest_workload_image(wl), workload, GPUEST_SOURCE_DIR "/models", 1, NULL, 0.0, 0.0, 0};
     gpuest_technique_set_t *set = NULL;
     if (gpuest_technique_set_create(&env, &o.hooks, &set, &e) != GPUEST_OK)
         fail_msg("%s", e.msg);
@@ -246,7 +246,7 @@ static void test_transform_histogram_by_hand(void **state)
         x ^= x << 17;
         a->data[i] = (unsigned char)(x >> 24);
     }
-    gpuest_technique_env_t env = {&c, img, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, img, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_model_transform_t t;
     assert_int_equal(gpuest_technique_model_transform(&env, &t, &e), GPUEST_OK);
     for (int f = 1; f <= GPUEST_MODEL_MAX_FLITS; f++) {
@@ -275,7 +275,7 @@ static void test_no_values_is_an_error(void **state)
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_memimg_create(&img, &e), GPUEST_OK);
     gpuest_memimg_set_has_values(img, 0);
-    gpuest_technique_env_t env = {&c, img, NULL, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&c, img, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_sim_hooks_t h;
     memset(&h, 0, sizeof h);
     gpuest_technique_set_t *set = NULL;
