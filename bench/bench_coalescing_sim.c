@@ -46,7 +46,7 @@ static speed_t run(const char *preset, const char *workload, gpuest_scale_t scal
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
     o.max_instructions = max_insts;
-    gpuest_technique_env_t env = {&cfg, gpuest_workload_image(wl), workload, NULL, 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&cfg, gpuest_workload_image(wl), workload, NULL, 1, NULL, 0.0, 0.0, 0};
     gpuest_technique_set_t *set = NULL;
     if (gpuest_technique_set_create(&env, &o.hooks, &set, &e) != GPUEST_OK)
         die(coalescing, e.msg, 1);

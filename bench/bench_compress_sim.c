@@ -65,7 +65,7 @@ static speed_t run(const char *preset, const char *workload, gpuest_scale_t scal
     gpuest_sim_source_workload(&src, wl);
     gpuest_sim_opts_t o;
     gpuest_sim_opts_default(&o);
-    gpuest_technique_env_t env = {&cfg, gpuest_workload_image(wl), workload, GPUEST_SOURCE_DIR "/models", 1, NULL, 0.0, 0.0};
+    gpuest_technique_env_t env = {&cfg, gpuest_workload_image(wl), workload, GPUEST_SOURCE_DIR "/models", 1, NULL, 0.0, 0.0, 0};
     gpuest_technique_set_t *set = NULL;
     if (gpuest_technique_set_create(&env, &o.hooks, &set, &e) != GPUEST_OK) {
         fprintf(stderr, "bench_compress_sim: %s\n", e.msg);
