@@ -121,7 +121,7 @@ static int send_record(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
 /* The request controller's answer, made safe: every missing needed sector, nothing already there. */
 static uint8_t fetch_mask(sim_gpu_t *g, sim_sm_t *sm, uint64_t line, int kind, uint8_t need, uint8_t have, uint8_t used)
 {
-    gpuest_sim_sector_miss_t m = {sm->id, line, kind, need, have, used};
+    gpuest_sim_sector_miss_t m = {sm->id, line, kind, need, have, used, (uint8_t)(g->functional != 0)};
     unsigned a = g->opts->hooks.l1_sector_request(g->opts->hooks.ctx, &m);
     return (uint8_t)((a | need) & 0xFu & ~(unsigned)have);
 }
@@ -212,6 +212,42 @@ sim_l1_outcome_t sim_l1s_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest
     if (send_record(g, sm, i) != 0)
         return fail(g);
     return L1_MISS_SENT;
+}
+
+/* Fast-forward (sample.c): a load line request on the functional L1, decided as sim_l1s_load
+ * decides it but with the fill at once. A hit notes its use. A miss asks the request controller
+ * for its sectors (the technique's windows decide, as in detailed mode), the line takes them at
+ * once, and its window is reported as its completed MSHR entry's would be; a line it evicts is
+ * reported as in detailed mode. Why: filling whole lines (the baseline's fast-forward) left the
+ * L1 holding sectors that the request controller would not have fetched, and the windows that
+ * steer it were those the last detailed unit left. Returns 1 for a hit (also when every way of
+ * the set is reserved: nothing to warm), 0 when the request goes on to the L2. */
+int sim_l1s_load_functional(sim_gpu_t *g, sim_sm_t *sm, const gpuest_line_req_t *r)
+{
+    uint8_t need = r->sectors;
+    sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
+    if (way) {
+        l1s_way_t *ws = way_state(sm, way);
+        note_use(&ws->used, &ws->ica, need);
+        if ((way->valid & need) == need)
+            return 1;
+        /* HI: the line keeps its sectors and takes the missing ones */
+        way->valid |= fetch_mask(g, sm, r->line, GPUEST_SIM_MISS_HI, need, way->valid, ws->used);
+        ws->ica = 1;
+        report_window(g, sm, ws->used, 1, 0);
+        return 0;
+    }
+    way = sim_tags_victim(&sm->l1, r->line);
+    if (!way)
+        return 1;
+    sim_way_t old = *way;
+    reset_way(g, sm, way, &old);
+    sim_tags_fill(&sm->l1, way, r->line, fetch_mask(g, sm, r->line, GPUEST_SIM_MISS_FM, need, 0, need));
+    l1s_way_t *ws = way_state(sm, way);
+    ws->used = need;
+    ws->ica = 0;
+    report_window(g, sm, need, 0, 0);
+    return 0;
 }
 
 /* Every sector asked for has arrived: the line becomes valid with them, waiting requests are answered. */

@@ -276,6 +276,14 @@ static int ff_tags(sim_tags_t *t, uint64_t line)
 static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_line_req_t *r, int op)
 {
     p->lines++;
+    if (op == GPUEST_MEM_LOAD && sm->l1s) { /* data filtering: the request controller sizes the fill */
+        if (!sim_l1s_load_functional(g, sm, r)) {
+            p->l1_misses++;
+            p->sent++;
+            p->l2_hits += ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+        }
+        return;
+    }
     if (op == GPUEST_MEM_LOAD) {
         sim_way_t *way = sim_tags_find(&sm->l1, r->line, r->line, 1);
         if (way && (way->valid & r->sectors) == r->sectors) {

@@ -83,6 +83,7 @@ typedef struct {
     uint8_t need;   /* the warp's sector mask (the coalescer's 4-bit critical-region map) */
     uint8_t have;   /* sectors valid in the line or already asked for (MSHR bitmap) */
     uint8_t used;   /* sectors warps have needed from the line so far, this access included */
+    uint8_t functional; /* 1: a sampled run's fast-forward asks (the line fills at once, nothing is sent) */
 } gpuest_sim_sector_miss_t;
 
 /* What an MC request front end does with a request ejected at its MC (mc_front_accept). */

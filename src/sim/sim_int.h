@@ -344,6 +344,7 @@ gpuest_err sim_l1s_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
 void sim_l1s_free(sim_sm_t *sm);
 sim_l1_outcome_t sim_l1s_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r);
 void sim_l1s_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
+int sim_l1s_load_functional(sim_gpu_t *g, sim_sm_t *sm, const gpuest_line_req_t *r);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
 /* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a

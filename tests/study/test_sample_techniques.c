@@ -3,7 +3,9 @@
  * techniques' simulator hooks, so that a hooked technique (here the compressed L1) is silently
  * measured as the baseline; an oracle that only 'gpuest simulate' can run being accepted; and an
  * out-of-range tail stratum accepted silently; fast-forward filling the compressed L1 as raw lines
- * without asking the policy (no l1c_fill call from fast-forward, or one without the line's bytes). */
+ * without asking the policy (no l1c_fill call from fast-forward, or one without the line's bytes);
+ * fast-forward filling data filtering's sectored L1 with whole lines without asking its request
+ * controller. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,6 +115,61 @@ static void test_fast_forward_fills_through_the_policy(void **state)
     gpuest_study_sampled_free(&s);
 }
 
+/* Data filtering's request controller answering the critical sectors only (a PDR for every miss),
+ * counting the requests fast-forward makes (functional set) and the detailed ones, and the
+ * windows reported. */
+typedef struct {
+    int ff_requests, ff_partial, detailed_requests, windows;
+} sector_census_t;
+
+static unsigned census_sector_request(void *ctx, const gpuest_sim_sector_miss_t *m)
+{
+    sector_census_t *c = ctx;
+    if (m->functional) {
+        c->ff_requests++;
+        c->ff_partial += (m->need & 0xFu) != 0xFu;
+    } else {
+        c->detailed_requests++;
+    }
+    return m->need;
+}
+
+static void census_sector_window(void *ctx, int sm, unsigned used, int inconsistent, int evicted)
+{
+    (void)sm, (void)used, (void)inconsistent, (void)evicted;
+    ((sector_census_t *)ctx)->windows++;
+}
+
+/* Fast-forward warms the sectored L1 of data filtering through the request controller: its misses
+ * ask the l1_sector_request hook (flagged functional) for their sectors, and hotspot's partial-line
+ * loads are among them. Before, fast-forward filled whole lines and asked nothing (ff_requests = 0),
+ * so after it the L1 held sectors the controller would not have fetched. */
+static void test_fast_forward_asks_the_request_controller(void **state)
+{
+    (void)state;
+    gpuest_error_t err;
+    gpuest_config_t cfg;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 8;
+    o.unit_insts = 200;
+    o.warm_cycles = 200;
+    sector_census_t c;
+    memset(&c, 0, sizeof c);
+    o.hooks.ctx = &c;
+    o.hooks.l1_sector_request = census_sector_request;
+    o.hooks.l1_sector_window = census_sector_window;
+    gpuest_study_sampled_t s;
+    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
+    assert_true(s.raw.ff_warp_insts > 0);
+    assert_true(c.detailed_requests > 0);
+    assert_true(c.ff_requests > 0);
+    assert_true(c.ff_partial > 0);
+    assert_true(c.windows >= c.ff_requests); /* every fast-forward fill reports its window */
+    gpuest_study_sampled_free(&s);
+}
+
 /* kernel_opt forks copies of the whole simulation per launch: a sampled run cannot, and must say so
  * before it runs anything. */
 static void test_kernel_opt_refused(void **state)
@@ -141,6 +198,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compressed_l1_changes_the_units),
         cmocka_unit_test(test_fast_forward_fills_through_the_policy),
+        cmocka_unit_test(test_fast_forward_asks_the_request_controller),
         cmocka_unit_test(test_kernel_opt_refused),
         cmocka_unit_test(test_tail_stratum_out_of_range),
     };

@@ -372,7 +372,7 @@ static void window(tf_t *f, int sm, unsigned used, int ica)
 
 static unsigned ask(tf_t *f, int sm, int kind, unsigned need, unsigned used)
 {
-    gpuest_sim_sector_miss_t m = {sm, 0x1000, kind, (uint8_t)need, 0, (uint8_t)used};
+    gpuest_sim_sector_miss_t m = {sm, 0x1000, kind, (uint8_t)need, 0, (uint8_t)used, 0};
     return f->h.l1_sector_request(f->h.ctx, &m);
 }
 
