@@ -357,6 +357,48 @@ int sim_probe_take(sim_gpu_t *g, sim_sm_t *sm, int32_t i)
     return 1;
 }
 
+/* Fast-forward (sample.c): an L1D read miss with the machine functional. The technique plans as in
+ * detailed mode (the oracle's sharers are the L1s' warmed tags); the PP oracle supplies a shared
+ * line at once; probes find the line when any of their targets holds it (the first in the plan's
+ * order supplies), and the technique learns the outcome through probe_done as in detailed mode.
+ * Timeouts, NACKs and deflections are not modelled: nothing is in flight. Why: without this the
+ * sharing predictors and the supplier selector came out of fast-forward as the last detailed unit
+ * left them. Returns 1 when a remote L1 supplied the line (no L2 access), 0 when it goes to the L2. */
+int sim_probe_functional_read(sim_gpu_t *g, sim_sm_t *sm, uint64_t line, uint8_t sectors, uint32_t pc)
+{
+    const gpuest_sim_hooks_t *h = &g->opts->hooks;
+    if (!h->probe_plan)
+        return 0;
+    gpuest_sim_probe_query_t qu = {.line = line, .sectors = sectors, .sm = sm->id, .pc = pc};
+    oracle(g, sm->id, line, sectors, &qu);
+    gpuest_sim_probe_plan_t pl;
+    pl.action = GPUEST_SIM_PROBE_L2;
+    pl.nprobes = pl.two_level = pl.ntargets = 0;
+    h->probe_plan(h->ctx, &qu, sim_core_cycle(g), &pl);
+    if (pl.action == GPUEST_SIM_PROBE_ORACLE)
+        return qu.nearest >= 0; /* detailed mode does not report the oracle's fills either */
+    if (pl.action != GPUEST_SIM_PROBE_SEND || !plan_ok(g, sm->id, &pl))
+        return 0;
+    int supplier = -1;
+    for (int j = 0; j < pl.ntargets && supplier < 0; j++) {
+        int s = pl.targets[j];
+        if (qu.sharers[s / 64] >> (s % 64) & 1)
+            supplier = s;
+    }
+    if (h->probe_done)
+        h->probe_done(h->ctx, sm->id, pc, supplier, sim_core_cycle(g));
+    return supplier >= 0;
+}
+
+/* Fast-forward: a read of the data L1's line at the L2 (hit: a filled line) updates LA-LLC's
+ * last-reader table as in detailed mode; the L2 answers (nothing is forwarded). */
+void sim_probe_functional_llc(sim_gpu_t *g, const sim_mc_t *mc, const sim_sm_t *sm, uint64_t line, int hit)
+{
+    const gpuest_sim_hooks_t *h = &g->opts->hooks;
+    if (h->llc_read)
+        (void)h->llc_read(h->ctx, mc->id, sm->id, line, hit);
+}
+
 /* The line of read record i came from remote L1 `supplier` (or the PP oracle): fill the L1. */
 static void remote_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t i, int supplier, uint32_t pc, int notify, int extra)
 {

@@ -185,6 +185,7 @@ typedef struct {
     int lines, l1_misses; /* of the last fast-forwarded memory instruction (ff_timing_t's latencies) */
     int l2_hits;          /* ... its loads' lines that missed the L1 and hit a filled L2 line */
     int sent;             /* ... its requests that left the L1 (L1 misses, stores, atomics: ff_miss_stalls) */
+    uint32_t pc;          /* ... its pc (remote-L1 probing's sharing predictor is indexed by it) */
 } ff_pending_t;
 
 static uint64_t *pending_ready(const sim_gpu_t *g, ff_pending_t *p, const sim_mc_t *mc, const sim_way_t *way)
@@ -258,6 +259,32 @@ static int ff_l2(sim_gpu_t *g, ff_pending_t *p, uint64_t line, int op)
     return 1;
 }
 
+/* A read fast-forward fetched from the L2 (mc: the g->mc index serving it): the reply the MC would
+ * send warms a technique's state across replies (sim.h mc_reply_warm: C-Pack, SC2). */
+static void ff_reply_warm(sim_gpu_t *g, const sim_sm_t *sm, uint64_t line, int mc)
+{
+    const gpuest_sim_hooks_t *h = &g->opts->hooks;
+    uint8_t buf[GPUEST_LINE_BYTES];
+    const uint8_t *data = g->src->read_line ? g->src->read_line(g->src->ctx, line, buf) : NULL;
+    gpuest_sim_req_info_t info = {line, 0xF, GPUEST_MEM_LOAD, sm->id, mc, -1, 0};
+    h->mc_reply_warm(h->ctx, &info, data);
+}
+
+/* A fast-forwarded L1D read miss beyond the L1: with remote-L1 probing another L1 may supply it
+ * (probe.c: the technique plans and learns as in detailed mode), else the L2 answers, and LA-LLC's
+ * last-reader table sees the read. Without probing (g->probe NULL) this is ff_l2. */
+static void ff_read_miss(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_line_req_t *r)
+{
+    if (g->probe && sim_probe_functional_read(g, sm, r->line, r->sectors, p->pc))
+        return;
+    int hit = ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+    p->l2_hits += hit;
+    if (g->probe)
+        sim_probe_functional_llc(g, &g->mc[ff_where(g, r->line).mc], sm, r->line, hit);
+    if (g->opts->hooks.mc_reply_warm)
+        ff_reply_warm(g, sm, r->line, ff_where(g, r->line).mc);
+}
+
 /* A tag array of the SM (L1D, L1I, L1C): 1 hit, else the line is filled whole (as the v2 fills)
  * and 0 returned; also 1 when every way of the set is reserved (nothing to warm). */
 static int ff_tags(sim_tags_t *t, uint64_t line)
@@ -277,10 +304,10 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
 {
     p->lines++;
     if (op == GPUEST_MEM_LOAD && sm->l1s) { /* data filtering: the request controller sizes the fill */
-        if (!sim_l1s_load_functional(g, sm, r)) {
+        if (!sim_l1s_load_functional(g, sm, r, p->clock, p->clock + (uint64_t)p->window)) {
             p->l1_misses++;
             p->sent++;
-            p->l2_hits += ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+            ff_read_miss(g, p, sm, r);
         }
         return;
     }
@@ -295,7 +322,7 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
         p->sent++;
         if (sm->l1comp) { /* compressed L1: the line is stored as the policy sizes its bytes */
             if (sim_l1c_fill_functional(g, sm, way, r->line))
-                p->l2_hits += ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+                ff_read_miss(g, p, sm, r);
             return;
         }
         /* ff_tags(&sm->l1, r->line) without its second lookup: the way found above (touched
@@ -305,7 +332,7 @@ static void ff_access(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_
         else if (!(way = sim_tags_victim(&sm->l1, r->line)))
             return;
         sim_tags_fill(&sm->l1, way, r->line, 0xF);
-        p->l2_hits += ff_l2(g, p, r->line, GPUEST_MEM_LOAD);
+        ff_read_miss(g, p, sm, r);
         return;
     }
     p->l1_misses++;
@@ -325,8 +352,12 @@ static void ff_const(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, const gpuest_i
     for (int lane = 0; lane < GPUEST_WARP_SIZE; lane++)
         if (in->active_mask >> lane & 1) {
             uint64_t line = (SIM_CONST_BASE + (in->addr[lane] & 0xFFFF)) & ~(lb - 1);
-            if (!ff_tags(&sm->l1c, line))
-                ff_l2(g, p, line & ~(uint64_t)(GPUEST_LINE_BYTES - 1), GPUEST_MEM_LOAD);
+            if (!ff_tags(&sm->l1c, line)) {
+                uint64_t l2_line = line & ~(uint64_t)(GPUEST_LINE_BYTES - 1);
+                ff_l2(g, p, l2_line, GPUEST_MEM_LOAD);
+                if (g->opts->hooks.mc_reply_warm)
+                    ff_reply_warm(g, sm, l2_line, ff_where(g, l2_line).mc);
+            }
         }
 }
 
@@ -373,6 +404,7 @@ static gpuest_err ff_step(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, int s, in
     if (in->kind == GPUEST_INST_MEM && warm) { /* cold (an experiment): no cache or row state is touched */
         gpuest_line_req_t req[GPUEST_COALESCE_MAX];
         size_t n = gpuest_coalesce(in, req);
+        p->pc = in->pc;
         for (size_t i = 0; i < n; i++)
             ff_access(g, p, sm, &req[i], (int)in->op);
     } else if (in->kind == GPUEST_INST_COMPUTE && in->lat == GPUEST_LAT_CONST && in->size > 0 && warm) {
@@ -1294,6 +1326,8 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
             }
     }
     vcarry(g, t);
+    for (int i = 0; i < g->nsm; i++)
+        sim_l1s_ff_close(g, &g->sm[i]); /* data filtering: fast-forward's fills complete */
     g->functional = 0;
     g->hold_issue = hold;
     for (int i = 0; i < g->nsm; i++)

@@ -241,6 +241,12 @@ typedef struct {
      * of the sectors warps used and whether they were used inconsistently (the windows manager). */
     unsigned (*l1_sector_request)(void *ctx, const gpuest_sim_sector_miss_t *miss);
     void (*l1_sector_window)(void *ctx, int sm, unsigned used, int inconsistent, int evicted);
+    /* A sampled run's fast-forward (sim/sample.c): a read reply the MC would send for a line
+     * fast-forward fetched from the L2 (data: its 128 bytes, NULL when the source has none). A
+     * technique whose state lives across replies (reply compression's C-Pack dictionaries, SC2's
+     * samples and code books) advances it as mc_reply would, counting no reply; NULL: nothing to
+     * warm (the simulator then skips reading the line). */
+    void (*mc_reply_warm)(void *ctx, const gpuest_sim_req_info_t *req, const uint8_t *data);
 } gpuest_sim_hooks_t;
 
 /* ================================================================ options */

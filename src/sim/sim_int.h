@@ -344,7 +344,8 @@ gpuest_err sim_l1s_init(sim_gpu_t *g, sim_sm_t *sm, gpuest_error_t *err);
 void sim_l1s_free(sim_sm_t *sm);
 sim_l1_outcome_t sim_l1s_load(sim_gpu_t *g, sim_sm_t *sm, int warp, const gpuest_line_req_t *r);
 void sim_l1s_fill(sim_gpu_t *g, sim_sm_t *sm, int32_t req);
-int sim_l1s_load_functional(sim_gpu_t *g, sim_sm_t *sm, const gpuest_line_req_t *r);
+int sim_l1s_load_functional(sim_gpu_t *g, sim_sm_t *sm, const gpuest_line_req_t *r, uint64_t now, uint64_t until);
+void sim_l1s_ff_close(sim_gpu_t *g, sim_sm_t *sm);
 
 /* ---------------------------------------------------------------- MC node (mc.c, l2.c, dram.c) */
 /* A request in a DRAM channel: a line read (L2 miss or fetch-on-write) or a
@@ -570,6 +571,8 @@ void sim_probe_free(sim_gpu_t *g);
 /* l1.c: read miss i is about to enter the miss queue; 1 when probing took it (it reaches the miss
  * queue later, if at all). */
 int sim_probe_take(sim_gpu_t *g, sim_sm_t *sm, int32_t i);
+int sim_probe_functional_read(sim_gpu_t *g, sim_sm_t *sm, uint64_t line, uint8_t sectors, uint32_t pc);
+void sim_probe_functional_llc(sim_gpu_t *g, const sim_mc_t *mc, const sim_sm_t *sm, uint64_t line, int hit);
 /* gpu.c: every core cycle after the SMs' phase 1 (also for idle SMs: they answer probes). */
 void sim_probe_cycle(sim_gpu_t *g);
 /* sm.c: 1 when an ejected packet is a probe message (then sim_probe_receive consumes it). */

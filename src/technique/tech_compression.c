@@ -321,10 +321,34 @@ static void comp_on_reply(void *ctx, const gpuest_sim_req_info_t *req, const uin
     c->payload_bits += payload;
 }
 
+/* A sampled run's fast-forward (sim.h mc_reply_warm): a reply the L2 would send advances what
+ * lives across replies, C-Pack's dictionaries (the MC's and the SM's copy) and SC2's period, sample
+ * and code book, as comp_on_reply would; its counters are left as they were (no reply is sent). */
+static void comp_on_reply_warm(void *ctx, const gpuest_sim_req_info_t *req, const uint8_t *data)
+{
+    comp_t *c = ctx;
+    if (!data || req->mc < 0 || req->mc >= c->nmc || req->sm < 0 || req->sm >= c->nsm)
+        return;
+    const uint64_t kept[6] = {c->sync_packets, c->sync_flits, c->sync_entries, c->books, c->book_packets, c->book_flits};
+    gpuest_sim_reply_t r = {.flits = 1};
+    if (c->kind == KIND_CPACK)
+        (void)cpack_payload(c, req, data, &r);
+    else
+        (void)sc2_payload(c, req, data, &r);
+    c->sync_packets = kept[0];
+    c->sync_flits = kept[1];
+    c->sync_entries = kept[2];
+    c->books = kept[3];
+    c->book_packets = kept[4];
+    c->book_flits = kept[5];
+}
+
 static void comp_install(void *state, gpuest_sim_hooks_t *hooks)
 {
-    (void)state;
+    const comp_t *c = state;
     hooks->mc_reply = comp_on_reply;
+    if (c->kind == KIND_CPACK || c->kind == KIND_SC2) /* the stateless codecs have nothing to warm */
+        hooks->mc_reply_warm = comp_on_reply_warm;
 }
 
 /* ------------------------------------------------------------ lifecycle */

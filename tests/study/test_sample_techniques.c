@@ -5,7 +5,8 @@
  * out-of-range tail stratum accepted silently; fast-forward filling the compressed L1 as raw lines
  * without asking the policy (no l1c_fill call from fast-forward, or one without the line's bytes);
  * fast-forward filling data filtering's sectored L1 with whole lines without asking its request
- * controller. */
+ * controller; fast-forward leaving remote-L1 probing's predictors and reply compression's
+ * dictionaries as the last detailed unit left them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,6 +171,109 @@ static void test_fast_forward_asks_the_request_controller(void **state)
     gpuest_study_sampled_free(&s);
 }
 
+/* Remote-L1 probing that probes the next SM on every read miss, counting the plans, the outcomes
+ * reported and the probes the simulator injected. */
+typedef struct {
+    int nsm, plans, done, remote, sent;
+} probe_census_t;
+
+static void census_plan(void *ctx, const gpuest_sim_probe_query_t *q, uint64_t cycle, gpuest_sim_probe_plan_t *pl)
+{
+    (void)cycle;
+    probe_census_t *c = ctx;
+    c->plans++;
+    pl->action = GPUEST_SIM_PROBE_SEND;
+    pl->nprobes = 1;
+    pl->two_level = 0;
+    pl->ntargets = 1;
+    pl->targets[0] = (int16_t)((q->sm + 1) % c->nsm);
+}
+
+static void census_done(void *ctx, int sm, uint32_t pc, int supplier, uint64_t cycle)
+{
+    (void)sm, (void)pc, (void)cycle;
+    probe_census_t *c = ctx;
+    c->done++;
+    c->remote += supplier >= 0;
+}
+
+static void census_event(void *ctx, int ev, int sm)
+{
+    (void)sm;
+    ((probe_census_t *)ctx)->sent += ev == GPUEST_SIM_PEV_PROBE_SENT;
+}
+
+/* Fast-forward warms remote-L1 probing: its read misses are planned by the technique and their
+ * outcomes reported (probe_done) with nothing sent. In detailed mode every plan of one probe injects
+ * exactly one probe, so plans = probes sent when fast-forward asks nothing (before), and plans >
+ * probes sent with it; every plan has its outcome reported, and some fast-forwarded misses find
+ * their line in the next SM's warmed L1 (hotspot's CTAs share halo rows). */
+static void test_fast_forward_plans_probes(void **state)
+{
+    (void)state;
+    gpuest_error_t err;
+    gpuest_config_t cfg;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 8;
+    o.unit_insts = 200;
+    o.warm_cycles = 200;
+    probe_census_t c;
+    memset(&c, 0, sizeof c);
+    c.nsm = cfg.core.num_sms;
+    o.hooks.ctx = &c;
+    o.hooks.probe_plan = census_plan;
+    o.hooks.probe_done = census_done;
+    o.hooks.probe_event = census_event;
+    gpuest_study_sampled_t s;
+    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
+    assert_true(s.raw.ff_warp_insts > 0);
+    assert_true(c.sent > 0);
+    assert_true(c.plans > c.sent);
+    assert_int_equal(c.done, c.plans);
+    assert_true(c.remote > 0);
+    gpuest_study_sampled_free(&s);
+}
+
+/* The replies fast-forward's L2 reads would bring, with and without the line's bytes. */
+typedef struct {
+    int warm, with_data;
+} reply_census_t;
+
+static void census_reply_warm(void *ctx, const gpuest_sim_req_info_t *req, const uint8_t *data)
+{
+    reply_census_t *c = ctx;
+    assert_int_equal(req->op, GPUEST_MEM_LOAD);
+    c->warm++;
+    c->with_data += data != NULL;
+}
+
+/* Fast-forward hands every line it reads from the L2 to mc_reply_warm with the line's bytes, so
+ * reply compression's dictionaries and code books move between units as in detailed mode. Before,
+ * fast-forward called no reply hook (warm = 0). */
+static void test_fast_forward_warms_the_replies(void **state)
+{
+    (void)state;
+    gpuest_error_t err;
+    gpuest_config_t cfg;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 8;
+    o.unit_insts = 200;
+    o.warm_cycles = 200;
+    reply_census_t c = {0, 0};
+    o.hooks.ctx = &c;
+    o.hooks.mc_reply_warm = census_reply_warm;
+    gpuest_study_sampled_t s;
+    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
+    assert_true(s.raw.ff_warp_insts > 0);
+    assert_true(c.warm > 0);
+    assert_true(c.with_data > 0);
+    gpuest_study_sampled_free(&s);
+}
+
 /* kernel_opt forks copies of the whole simulation per launch: a sampled run cannot, and must say so
  * before it runs anything. */
 static void test_kernel_opt_refused(void **state)
@@ -199,6 +303,8 @@ int main(void)
         cmocka_unit_test(test_compressed_l1_changes_the_units),
         cmocka_unit_test(test_fast_forward_fills_through_the_policy),
         cmocka_unit_test(test_fast_forward_asks_the_request_controller),
+        cmocka_unit_test(test_fast_forward_plans_probes),
+        cmocka_unit_test(test_fast_forward_warms_the_replies),
         cmocka_unit_test(test_kernel_opt_refused),
         cmocka_unit_test(test_tail_stratum_out_of_range),
     };

@@ -286,6 +286,71 @@ static void test_no_values_is_an_error(void **state)
     gpuest_memimg_destroy(img);
 }
 
+/* The technique's hooks on an empty image with values, for calling them by hand. */
+static gpuest_technique_set_t *hooks_of(const gpuest_config_t *c, gpuest_memimg_t **img, gpuest_sim_hooks_t *h)
+{
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_memimg_create(img, &e), GPUEST_OK);
+    gpuest_memimg_set_has_values(*img, 1);
+    gpuest_technique_env_t env = {c, *img, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
+    memset(h, 0, sizeof *h);
+    gpuest_technique_set_t *set = NULL;
+    if (gpuest_technique_set_create(&env, h, &set, &e) != GPUEST_OK)
+        fail_msg("%s", e.msg);
+    return set;
+}
+
+/* A sampled run's fast-forward warms C-Pack through mc_reply_warm: a line of 16 random words, each
+ * twice, compresses cold with 16 dictionary misses; after one warm reply of it (the MC's dictionary
+ * and SM 0's copy now hold its 16 words) the same line's reply is all matches, so it travels in
+ * fewer flits, and the warm reply is not counted as a reply. BDI installs no warm hook. Fails when
+ * the warm hook is missing, leaves a dictionary unchanged, or counts what it warms. */
+static void test_cpack_warm_reply_fills_the_dictionaries(void **state)
+{
+    (void)state;
+    gpuest_config_t c;
+    preset(&c, "fermi");
+    set(&c, "technique.compression=cpack");
+    uint8_t line[GPUEST_LINE_BYTES];
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (int w = 0; w < 16; w++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint32_t v = (uint32_t)(x >> 16) | 0x01010101u; /* no zero byte: no zero-word pattern */
+        memcpy(line + 4 * w, &v, 4);
+        memcpy(line + 64 + 4 * w, &v, 4);
+    }
+    gpuest_sim_req_info_t req = {0x40000, 0xF, GPUEST_MEM_LOAD, 0, 0, 7, 0};
+    int flits[2];
+    for (int warm = 0; warm <= 1; warm++) {
+        gpuest_memimg_t *img = NULL;
+        gpuest_sim_hooks_t h;
+        gpuest_technique_set_t *set = hooks_of(&c, &img, &h);
+        assert_non_null(h.mc_reply_warm);
+        if (warm)
+            h.mc_reply_warm(h.ctx, &req, line);
+        gpuest_sim_reply_t r = {.flits = 5};
+        h.mc_reply(h.ctx, &req, line, &r);
+        flits[warm] = r.flits;
+        gpuest_technique_stat_t st[GPUEST_TECH_MAX_STATS];
+        size_t n = gpuest_technique_set_stats(set, st, GPUEST_TECH_MAX_STATS);
+        assert_true(stat_of(st, n, "compression.replies") == 1.0);
+        assert_true(stat_of(st, n, "compression.sync_packets") == 0.0);
+        gpuest_technique_set_destroy(set);
+        gpuest_memimg_destroy(img);
+    }
+    assert_true(flits[1] < flits[0]);
+    set(&c, "technique.compression=bdi");
+    gpuest_memimg_t *img = NULL;
+    gpuest_sim_hooks_t h;
+    gpuest_technique_set_t *set = hooks_of(&c, &img, &h);
+    assert_non_null(h.mc_reply);
+    assert_null(h.mc_reply_warm);
+    gpuest_technique_set_destroy(set);
+    gpuest_memimg_destroy(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_mode_names_the_key),
         cmocka_unit_test(test_bdi_changes_what_travels),
         cmocka_unit_test(test_cpack_sync_packets_travel),
+        cmocka_unit_test(test_cpack_warm_reply_fills_the_dictionaries),
         cmocka_unit_test(test_sc2_books_come_from_a_sample),
         cmocka_unit_test(test_dsm_approx_regions_and_bits),
         cmocka_unit_test(test_no_values_is_an_error),
