@@ -565,6 +565,28 @@ static int cmd_train(const args_t *o)
     return rc == GPUEST_OK ? 0 : cli_report(CMD, rc, &err);
 }
 
+/* Period labels: the shares of periods the network leaves to the rule or holds none, BDI, SC,
+ * beside the labels' shares, and the mean measured saving of the periods it holds (in % of the
+ * rule child's cycles; negative: the held periods cost more than the rule's). */
+static void print_period_shares(const gpuest_learn_net_t *net, const rows_t *r, double span, double margin)
+{
+    double fann[NO + 1] = {0}, label[NO + 1] = {0}, saved = 0, held = 0;
+    for (size_t i = 0; i < r->d.rows; i++) {
+        int ch = period_choice(net, &r->d.x[i * NF], span, margin);
+        fann[ch + 1]++;
+        label[r->plabel[i] + 1]++;
+        if (ch >= 0) {
+            saved += (r->crule[i] - r->cost[i * NO + ch]) / r->crule[i];
+            held++;
+        }
+    }
+    double n = r->d.rows ? (double)r->d.rows : 1;
+    printf("    periods rule / none / bdi / sc: fann %.0f / %.0f / %.0f / %.0f %%, labels %.0f / %.0f / %.0f / %.0f %%; "
+           "fann's held periods save %.2f %% on average\n",
+           100 * fann[0] / n, 100 * fann[1] / n, 100 * fann[2] / n, 100 * fann[3] / n, 100 * label[0] / n,
+           100 * label[1] / n, 100 * label[2] / n, 100 * label[3] / n, held > 0 ? 100 * saved / held : 0);
+}
+
 static int cmd_eval(const args_t *o)
 {
     if (!o->data)
@@ -601,6 +623,8 @@ static int cmd_eval(const args_t *o)
         else if (rc == GPUEST_OK) {
             score_t f = score(net, &r, span, margin), u = score(NULL, &r, 0, 0);
             printf("%-40s %6zu %8.3f %10.2f %8.3f %10.2f\n", p, r.d.rows, f.agree, f.regret, u.agree, u.regret);
+            if (r.form == 1)
+                print_period_shares(net, &r, span, margin);
         }
         rows_free(&r);
     }
