@@ -17,7 +17,15 @@
 #       data/latte-fann-r4/train/*.csv data/latte-fann-r5/train/*.csv | grep -v run.csv | paste -sd, -)" \
 #       "$(ls data/latte-fann-r5/valid/*.csv | grep -v run.csv | paste -sd, -)" "bfs srad gemm ss" \
 #       /tmp/r5sel data/latte-fann-select-r5.csv
+# MARGINS replaces the margins tried (blank-separated %, largest first). Period labels (the sixth
+# round, docs/latte-cc.md "Sixth round"; their files have a column cycles_rule) train period models
+# the same way:
+#   MARGINS="2 1 0.5 0" train/latte_fann_select.sh build-rel/gpuest \
+#       "$(ls data/latte-fann-r6/train/*.csv | grep -v run.csv | paste -sd, -)" \
+#       "$(ls data/latte-fann-r6/valid/*.csv | grep -v run.csv | paste -sd, -)" "bfs srad gemm ss" \
+#       /tmp/r6sel data/latte-fann-select-r6.csv
 set -eu
+MARGINS=${MARGINS:-3 2 1 0.5 0.25 0}
 GPUEST=$(cd "$(dirname "${1:-build-rel/gpuest}")" && pwd)/$(basename "${1:-build-rel/gpuest}")
 TRAINF=$2
 VALIDF=$3
@@ -36,7 +44,7 @@ for w in $WS; do
     eval "rule_$w=\$(run \"\$WORK\" \"\$w\" latte_cc)"
 done
 echo "$header,mean_fann_over_latte_cc" > "$WORK/select.csv"
-for m in 3 2 1 0.5 0.25 0; do
+for m in $MARGINS; do
     for g in 1 0; do
         for h in 4 8 16; do
             d=$WORK/h$h-m$m-g$g

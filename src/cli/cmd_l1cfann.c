@@ -35,6 +35,9 @@ static void usage(FILE *out)
                  "      (default pooled: over all validation EPs together); --hidden N: that hidden size only;\n"
                  "      --margin M: rule targets with that decision margin only (%% of the window's cycles;\n"
                  "      models for a choice on whole validation runs, docs/latte-cc.md \"Fifth round\")\n"
+                 "      period labels ('simulate --l1c-continue period', a column cycles_rule) train\n"
+                 "      rule targets only (holding each mode for the period against the rule) and the\n"
+                 "      model gets the metadata period = 1 (docs/latte-cc.md \"Sixth round\")\n"
                  "  eval --data F1,F2,... [--model-dir DIR]\n"
                  "      per file: the share of EPs where the network (and LATTE-CC's rule) picks the\n"
                  "      label, and the regret: the cycles its choices lose against the labels' over\n"
@@ -51,6 +54,12 @@ typedef struct {
     int col_x[NF], col_cost[NO], col_label, col_rule;
     size_t file_end[MAX_FILES]; /* rows read after each file of the list */
     size_t files;
+    /* period labels (sixth round, a column cycles_rule): one row per period of an SM, costs of the
+     * three modes held for the period and of the rule (crule); plabel -1 where the rule keeps it */
+    int form; /* -1 before the first header, 0 per-EP labels, 1 period labels */
+    int col_crule;
+    double *crule; /* rows: the rule's cost (per-EP rows: the cost of the rule's choice) */
+    int *plabel;   /* rows: the label as an output index, -1 the rule */
 } rows_t;
 
 static int out_index(int mode) { return mode == GPUEST_L1C_BDI ? 1 : mode == GPUEST_L1C_SC ? 2 : 0; }
@@ -75,6 +84,14 @@ static gpuest_err header_row(rows_t *r, const char *const *f, size_t n, gpuest_e
             return gpuest_fail(err, GPUEST_EPARSE, "%s:1: expected a column '%s'", r->path, cost_names[i]);
     if ((r->col_label = find_col(f, n, "label")) < 0 || (r->col_rule = find_col(f, n, "rule_choice")) < 0)
         return gpuest_fail(err, GPUEST_EPARSE, "%s:1: expected columns 'label' and 'rule_choice'", r->path);
+    r->col_crule = find_col(f, n, "cycles_rule");
+    int form = r->col_crule >= 0;
+    if (r->form >= 0 && form != r->form)
+        return gpuest_fail(err, GPUEST_EPARSE,
+                           "%s:1: %s labels after %s ones: period labels (with a column 'cycles_rule') and "
+                           "per-EP labels cannot be mixed in one list",
+                           r->path, form ? "period" : "per-EP", form ? "per-EP" : "period");
+    r->form = form;
     return GPUEST_OK;
 }
 
@@ -90,18 +107,26 @@ static gpuest_err data_row(void *ctx, size_t line, const char *const *f, size_t 
     rows_t *r = ctx;
     if (line == 1)
         return header_row(r, f, n, err);
-    if (n <= (size_t)r->col_label)
-        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected %d fields", r->path, line, r->col_label + 1);
-    double x[NF], y[NO] = {0}, c[NO], label, rule;
+    int last = r->col_label > r->col_crule ? r->col_label : r->col_crule;
+    if (n <= (size_t)last)
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected %d fields", r->path, line, last + 1);
+    double x[NF], y[NO] = {0}, c[NO], label, rule, crule = 0;
     for (int i = 0; i < NF; i++)
         GPUEST_TRY(num(r, line, f[r->col_x[i]], &x[i], err));
     for (int i = 0; i < NO; i++)
         GPUEST_TRY(num(r, line, f[r->col_cost[i]], &c[i], err));
     GPUEST_TRY(num(r, line, f[r->col_label], &label, err));
     GPUEST_TRY(num(r, line, f[r->col_rule], &rule, err));
-    if (label != GPUEST_L1C_NONE && label != GPUEST_L1C_BDI && label != GPUEST_L1C_SC)
-        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected a label 0, 1 or 2", r->path, line);
-    y[out_index((int)label)] = 1.0;
+    if (r->form == 1)
+        GPUEST_TRY(num(r, line, f[r->col_crule], &crule, err));
+    else
+        crule = c[out_index((int)rule)];
+    int rule_keeps = r->form == 1 && label == -1;
+    if (!rule_keeps && label != GPUEST_L1C_NONE && label != GPUEST_L1C_BDI && label != GPUEST_L1C_SC)
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected a label 0, 1 or 2%s", r->path, line,
+                           r->form == 1 ? " or -1 (the rule keeps the period)" : "");
+    if (!rule_keeps)
+        y[out_index((int)label)] = 1.0;
     if (r->d.rows == r->cap) {
         size_t nc = r->cap ? r->cap * 2 : 1024;
         double *pc = realloc(r->cost, nc * NO * sizeof *pc);
@@ -110,18 +135,28 @@ static gpuest_err data_row(void *ctx, size_t line, const char *const *f, size_t 
         int *pr = realloc(r->rule, nc * sizeof *pr);
         if (pr)
             r->rule = pr;
-        if (!pc || !pr)
+        double *pq = realloc(r->crule, nc * sizeof *pq);
+        if (pq)
+            r->crule = pq;
+        int *pl = realloc(r->plabel, nc * sizeof *pl);
+        if (pl)
+            r->plabel = pl;
+        if (!pc || !pr || !pq || !pl)
             return gpuest_fail(err, GPUEST_ENOMEM, "out of memory reading %s", r->path);
         r->cap = nc;
     }
     memcpy(&r->cost[r->d.rows * NO], c, sizeof c);
     r->rule[r->d.rows] = out_index((int)rule);
+    r->crule[r->d.rows] = crule;
+    r->plabel[r->d.rows] = rule_keeps ? -1 : out_index((int)label);
     return gpuest_learn_data_add(&r->d, x, y, 0);
 }
 
 static void rows_init(rows_t *r)
 {
     memset(r, 0, sizeof *r);
+    r->form = -1;
+    r->col_crule = -1;
     gpuest_learn_data_init(&r->d, NF, NO);
 }
 
@@ -130,6 +165,8 @@ static void rows_free(rows_t *r)
     gpuest_learn_data_free(&r->d);
     free(r->cost);
     free(r->rule);
+    free(r->crule);
+    free(r->plabel);
 }
 
 /* Reads every file of a comma-separated list into r; no labelled EP at all is an error unless
@@ -190,9 +227,9 @@ static double cost_target(const double *c, int k)
  * choose, where positive, have a median of 2.8 % and 70 % of them lie below 5 %. */
 #define RULE_SPAN 0.05
 
-static double rule_target(const double *c, int rule, int k)
+static double rule_target(const double *c, double crule, int k)
 {
-    double sv = c[rule] > 0 ? (c[rule] - c[k]) / c[rule] : 0;
+    double sv = crule > 0 ? (crule - c[k]) / crule : 0;
     double t = 0.5 + sv / (2.0 * RULE_SPAN);
     return t < 0 ? 0 : t > 1 ? 1 : t;
 }
@@ -203,7 +240,7 @@ static gpuest_err rule_data(const rows_t *r, gpuest_learn_data_t *d, gpuest_erro
     for (size_t i = 0; i < r->d.rows; i++) {
         double y[NO];
         for (int k = 0; k < NO; k++)
-            y[k] = rule_target(&r->cost[i * NO], r->rule[i], k);
+            y[k] = rule_target(&r->cost[i * NO], r->crule[i], k); /* period rows: the rule child's */
         if (gpuest_learn_data_add(d, &r->d.x[i * NF], y, 0) != GPUEST_OK)
             return gpuest_fail(err, GPUEST_ENOMEM, "out of memory building rule-relative targets");
     }
@@ -242,6 +279,35 @@ typedef struct {
     double agree, regret; /* share of EPs choosing the label; lost cycles in % of the labels' */
 } score_t;
 
+/* Period rows (sixth round): the index of the mode the policy holds for the period, -1 for the
+ * rule (net NULL: the rule itself); as the fann policy decides (gpuest_l1c_fann_decide_period). */
+static int period_choice(const gpuest_learn_net_t *net, const double *x, double span, double margin)
+{
+    double guard = 0;
+    if (!net ||
+        (gpuest_learn_net_get_meta(net, "range_guard", &guard) && guard > 0 && !gpuest_l1c_fann_in_range(net, x)))
+        return -1;
+    double y[NO];
+    gpuest_learn_net_run(net, x, y);
+    return gpuest_l1c_fann_decide_period(y, span, margin);
+}
+
+/* Period rows lo .. hi - 1: the cost of holding index k, the rule's for k = -1. */
+static double period_cost(const rows_t *r, size_t i, int k) { return k < 0 ? r->crule[i] : r->cost[i * NO + k]; }
+
+static score_t score_period(const gpuest_learn_net_t *net, const rows_t *r, size_t lo, size_t hi, double span,
+                            double margin)
+{
+    double agree = 0, lost = 0, best = 0;
+    for (size_t i = lo; i < hi; i++) {
+        int ch = period_choice(net, &r->d.x[i * NF], span, margin);
+        agree += ch == r->plabel[i];
+        lost += period_cost(r, i, ch) - period_cost(r, i, r->plabel[i]);
+        best += period_cost(r, i, r->plabel[i]);
+    }
+    return (score_t){hi > lo ? agree / (double)(hi - lo) : 0, best > 0 ? 100.0 * lost / best : 0};
+}
+
 /* The decision margins tried for rule-relative networks (shares of the labelled window's cycles),
  * fixed with RULE_SPAN before any validation; the one of least validation regret is kept with the
  * model. */
@@ -252,6 +318,8 @@ static const double margins[] = {0, 0.0025, 0.005, 0.01, 0.02, 0.03};
 static score_t score_rows(const gpuest_learn_net_t *net, const rows_t *r, size_t lo, size_t hi, double span,
                           double margin)
 {
+    if (r->form == 1)
+        return score_period(net, r, lo, hi, span, margin);
     double agree = 0, lost = 0, best = 0;
     for (size_t i = lo; i < hi; i++) {
         const double *c = &r->cost[i * NO];
@@ -385,6 +453,12 @@ static int cmd_train(const args_t *o)
     gpuest_err rc = read_list(&tr, o->train, &err);
     if (rc == GPUEST_OK)
         rc = read_list(&va, o->valid, &err);
+    if (rc == GPUEST_OK && tr.form != va.form)
+        rc = gpuest_fail(&err, GPUEST_EINVAL, "--train has %s labels, --valid %s ones: both must be the same form",
+                         tr.form ? "period" : "per-EP", va.form ? "period" : "per-EP");
+    if (rc == GPUEST_OK && tr.form == 1 && o->target && strcmp(o->target, "rule") != 0)
+        rc = gpuest_fail(&err, GPUEST_EINVAL, "period labels train rule-relative targets only (--target rule), "
+                                              "not --target %s", o->target);
     gpuest_learn_data_t costd, ruled;
     gpuest_learn_data_init(&costd, NF, NO);
     gpuest_learn_data_init(&ruled, NF, NO);
@@ -401,7 +475,7 @@ static int cmd_train(const args_t *o)
     int best_t = 0;
     double best_m = 0;
     for (int tg = 0; rc == GPUEST_OK && tg < 3; tg++) {
-        if (o->target && strcmp(o->target, target_names[tg]) != 0)
+        if ((o->target && strcmp(o->target, target_names[tg]) != 0) || (tr.form == 1 && tg != 2))
             continue;
         for (size_t h = 0; rc == GPUEST_OK && h < sizeof hidden / sizeof hidden[0]; h++) {
             if (o->hidden && h > 0) /* --hidden: one network per target */
@@ -478,6 +552,8 @@ static int cmd_train(const args_t *o)
             rc = gpuest_learn_net_set_meta(best, "rule_span", best_t == 2 ? RULE_SPAN : 0);
         if (rc == GPUEST_OK)
             rc = gpuest_learn_net_set_meta(best, "margin", best_m);
+        if (rc == GPUEST_OK && tr.form == 1) /* old per-EP models have no 'period' and keep deciding per EP */
+            rc = gpuest_learn_net_set_meta(best, "period", 1);
         if (rc == GPUEST_OK)
             rc = gpuest_learn_net_save(best, net, scale, &err);
         if (rc == GPUEST_OK)
@@ -487,6 +563,28 @@ static int cmd_train(const args_t *o)
     rows_free(&tr);
     rows_free(&va);
     return rc == GPUEST_OK ? 0 : cli_report(CMD, rc, &err);
+}
+
+/* Period labels: the shares of periods the network leaves to the rule or holds none, BDI, SC,
+ * beside the labels' shares, and the mean measured saving of the periods it holds (in % of the
+ * rule child's cycles; negative: the held periods cost more than the rule's). */
+static void print_period_shares(const gpuest_learn_net_t *net, const rows_t *r, double span, double margin)
+{
+    double fann[NO + 1] = {0}, label[NO + 1] = {0}, saved = 0, held = 0;
+    for (size_t i = 0; i < r->d.rows; i++) {
+        int ch = period_choice(net, &r->d.x[i * NF], span, margin);
+        fann[ch + 1]++;
+        label[r->plabel[i] + 1]++;
+        if (ch >= 0) {
+            saved += (r->crule[i] - r->cost[i * NO + ch]) / r->crule[i];
+            held++;
+        }
+    }
+    double n = r->d.rows ? (double)r->d.rows : 1;
+    printf("    periods rule / none / bdi / sc: fann %.0f / %.0f / %.0f / %.0f %%, labels %.0f / %.0f / %.0f / %.0f %%; "
+           "fann's held periods save %.2f %% on average\n",
+           100 * fann[0] / n, 100 * fann[1] / n, 100 * fann[2] / n, 100 * fann[3] / n, 100 * label[0] / n,
+           100 * label[1] / n, 100 * label[2] / n, 100 * label[3] / n, held > 0 ? 100 * saved / held : 0);
 }
 
 static int cmd_eval(const args_t *o)
@@ -504,6 +602,9 @@ static int cmd_eval(const args_t *o)
         span = 0;
     if (rc == GPUEST_OK && !gpuest_learn_net_get_meta(net, "margin", &margin))
         margin = 0;
+    double period = 0;
+    if (rc == GPUEST_OK && !gpuest_learn_net_get_meta(net, "period", &period))
+        period = 0;
     char *copy = rc == GPUEST_OK ? gpuest_strdup(o->data) : NULL;
     if (rc == GPUEST_OK && !copy)
         rc = gpuest_fail(&err, GPUEST_ENOMEM, "out of memory");
@@ -514,11 +615,16 @@ static int cmd_eval(const args_t *o)
         rows_t r;
         rows_init(&r);
         rc = read_list_opt(&r, p, 1, &err);
+        if (rc == GPUEST_OK && r.form >= 0 && (r.form == 1) != (period > 0))
+            rc = gpuest_fail(&err, GPUEST_EINVAL, "%s: %s labels, but the model in %s decides %s", p,
+                             r.form ? "period" : "per-EP", o->model_dir, period > 0 ? "per period" : "per EP");
         if (rc == GPUEST_OK && r.d.rows == 0)
             printf("%-40s %6d %8s %10s %8s %10s\n", p, 0, "-", "-", "-", "-");
         else if (rc == GPUEST_OK) {
             score_t f = score(net, &r, span, margin), u = score(NULL, &r, 0, 0);
             printf("%-40s %6zu %8.3f %10.2f %8.3f %10.2f\n", p, r.d.rows, f.agree, f.regret, u.agree, u.regret);
+            if (r.form == 1)
+                print_period_shares(net, &r, span, margin);
         }
         rows_free(&r);
     }

@@ -44,7 +44,9 @@ static void simulate_help(FILE *out)
             "  --l1c-every K          label one EP in K of each SM and keep the label between (default 1)\n"
             "  --l1c-continue W       hold (default): a forked run keeps its mode for the horizon and the\n"
             "                         other SMs keep theirs; rule: it deviates for one EP, then LATTE-CC's\n"
-            "                         rule decides for every SM (a rollout), and unlabelled EPs follow the rule\n\n"
+            "                         rule decides for every SM (a rollout), and unlabelled EPs follow the rule;\n"
+            "                         period: one label per period of each SM: the rule, or none, BDI or SC\n"
+            "                         held for the period's remaining EPs (docs/latte-cc.md, \"Sixth round\")\n\n"
             "Techniques are switched on with --set technique.KEY=V (see 'gpuest config show');\n"
             "technique.l1_compression=kernel_opt runs every launch in none, BDI and SC (forked copies),\n"
             "keeps the fastest and prints one 'kernel_opt launch' line per launch.\n"
@@ -103,8 +105,10 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
     rc = rc ? rc : cli_config_finish(&o->mc, a.cmd);
     if (rc == 0 && o->l1c_oracle && o->mc.cfg.technique.l1_compression != GPUEST_L1COMP_LATTE_CC)
         return cli_usage_error(a.cmd, "--l1c-oracle needs --set technique.l1_compression=latte_cc");
-    if (rc == 0 && o->l1c_continue && strcmp(o->l1c_continue, "hold") != 0 && strcmp(o->l1c_continue, "rule") != 0)
-        return cli_usage_error(a.cmd, "--l1c-continue: expected 'hold' or 'rule', got '%s'", o->l1c_continue);
+    if (rc == 0 && o->l1c_continue && strcmp(o->l1c_continue, "hold") != 0 && strcmp(o->l1c_continue, "rule") != 0 &&
+        strcmp(o->l1c_continue, "period") != 0)
+        return cli_usage_error(a.cmd, "--l1c-continue: expected 'hold', 'rule' or 'period', got '%s'",
+                               o->l1c_continue);
     return rc;
 }
 
@@ -354,7 +358,10 @@ int cli_cmd_simulate(int argc, char **argv)
     gpuest_sim_result_t r;
     if (o.l1c_oracle)
         cli_l1c_oracle_start(gpuest_workload_name(wl), (unsigned)o.l1c_horizon, (unsigned)o.l1c_every,
-                             o.l1c_continue && strcmp(o.l1c_continue, "rule") == 0, &err);
+                             !o.l1c_continue                           ? 0
+                             : strcmp(o.l1c_continue, "period") == 0 ? 2
+                                                                     : strcmp(o.l1c_continue, "rule") == 0,
+                             &err);
     rc = gpuest_sim_run(&o.mc.cfg, &src, &so, &r, &err);
     if (kernel_opt) /* a forked copy reports its launch's cycles and ends here */
         cli_kopt_child_end(rc, &r);

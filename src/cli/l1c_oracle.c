@@ -10,7 +10,11 @@
  * run is the per-EP oracle ("follow the labels"). With '--l1c-continue rule' the labels are
  * rollouts instead: a child departs for its one EP, then LATTE-CC's rule decides for every SM
  * until the horizon; the label is the rule's choice unless another mode was strictly cheaper, and
- * the parent's unlabelled EPs follow the rule. Children run one at a time. Only
+ * the parent's unlabelled EPs follow the rule. With '--l1c-continue period' (the sixth round,
+ * docs/latte-cc.md) an SM is labelled once per period, at the end of its EP 1: four children let
+ * the rule decide, or hold none, BDI or SC, for the period's remaining EPs (the other SMs follow
+ * the rule), each timed to the end of the period's last EP; the parent follows the label for the
+ * period (the period oracle). Children run one at a time. Only
  * 'gpuest simulate --l1c-oracle' installs this; the library sees an EP observer callback only. */
 #include "l1c_oracle.h"
 
@@ -97,6 +101,14 @@ int cli_fork_label(const double *cost, int n, double margin)
     return best;
 }
 
+int cli_fork_label_keep(const double *cost, int n, double margin)
+{
+    int best = cli_fork_label(cost, n, 0.0);
+    if (best <= 0)
+        return best;
+    return cost[best] < cost[0] * (1.0 - margin) ? best : 0;
+}
+
 int cli_fork_label_base(const double *cost, int n, int base)
 {
     int best = cli_fork_label(cost, n, 0.0);
@@ -119,7 +131,8 @@ static const int oracle_modes[GPUEST_L1C_FANN_OUTPUTS] = {GPUEST_L1C_NONE, GPUES
 typedef struct {
     gpuest_l1c_ep_t ep;
     double cost[GPUEST_L1C_FANN_OUTPUTS];
-    int label;
+    int label;        /* an index of oracle_modes, -1: the rule (period labels) */
+    double cost_rule; /* period labels: the rule child's cycles */
 } oracle_row_t;
 
 typedef struct {
@@ -133,6 +146,10 @@ typedef struct {
     unsigned horizon; /* EPs each child runs in its mode before it reports */
     unsigned every;   /* SM s labels its EP e when (e + s) mod every = 0 and holds the label between */
     int rollout;      /* 1: forked runs and unlabelled EPs continue with the policy's own choice */
+    int period;       /* 1: labels held for a period ('--l1c-continue period') */
+    double cost_rule; /* period labels: the row being kept's rule child (NAN otherwise) */
+    int *held;        /* period labels, in the parent: each SM's held mode, -1 the rule's */
+    int nheld;
 } oracle_t;
 
 static oracle_t oracle;
@@ -153,6 +170,7 @@ static void keep_row(const gpuest_l1c_ep_t *ep, const double *cost, int label)
     r->ep = *ep;
     memcpy(r->cost, cost, sizeof r->cost);
     r->label = label;
+    r->cost_rule = oracle.cost_rule;
 }
 
 static int rule_index(int mode)
@@ -163,9 +181,79 @@ static int rule_index(int mode)
     return -1;
 }
 
+/* ------------------------------------------------------------ period labels */
+
+/* A held mode must save more than this share of the period's cycles against the rule child to
+ * be the label; otherwise the rule keeps the period (ties and near-ties). Why: a held mode's cost
+ * partly lands after the timed window (SC lines invalidated when the next period starts, hits
+ * queued at the decompressors in the next EPs), and a policy built to depart from the rule should
+ * be taught to only where the gain is clear. Fixed before any label (docs/latte-cc.md, "Sixth
+ * round"); not tuned. */
+#define PERIOD_MARGIN 0.01
+
+static int *held_slot(int sm)
+{
+    if (sm >= oracle.nheld) {
+        int n = sm + 1 > 2 * oracle.nheld ? sm + 1 : 2 * oracle.nheld;
+        int *p = realloc(oracle.held, (size_t)n * sizeof *p);
+        if (!p) {
+            oracle.oom = 1;
+            return NULL;
+        }
+        for (int i = oracle.nheld; i < n; i++)
+            p[i] = -1;
+        oracle.held = p;
+        oracle.nheld = n;
+    }
+    return &oracle.held[sm];
+}
+
+/* The observer for period labels. pos: the index in its period of the EP that just ended (the
+ * feature ep_in_period). A returned mode is the SM's next EP's; -1 leaves it to the rule. */
+static int period_ep(const gpuest_l1c_ep_t *ep)
+{
+    int pos = (int)lround(ep->x[13]);
+    if (cli_fork_is_child()) { /* rollout: every other SM follows the rule */
+        if (ep->sm != oracle.target_sm)
+            return -1;
+        if (ep->ep >= oracle.target_ep + (GPUEST_L1C_EPS_PER_PERIOD - 1 - GPUEST_L1C_PERIOD_DECISION_EP))
+            cli_fork_report((double)(ep->core_cycle - oracle.fork_cycle)); /* the period's last EP ended */
+        return oracle.forced;
+    }
+    int *held = held_slot(ep->sm);
+    if (!held)
+        return -1;
+    if (pos != GPUEST_L1C_PERIOD_DECISION_EP) {
+        if (pos == GPUEST_L1C_EPS_PER_PERIOD - 1 || pos < GPUEST_L1C_PERIOD_DECISION_EP)
+            *held = -1; /* the period ends: the rule decides the next one's first EPs */
+        return *held;
+    }
+    /* cost[0]: the rule child; cost[1 + k]: the child holding oracle_modes[k] */
+    double cost[1 + GPUEST_L1C_FANN_OUTPUTS];
+    int branch = 0;
+    oracle.target_sm = ep->sm;
+    oracle.target_ep = ep->ep;
+    oracle.fork_cycle = ep->core_cycle;
+    int rc = cli_fork_branch(1 + GPUEST_L1C_FANN_OUTPUTS, &branch, cost);
+    if (rc == 1) {
+        oracle.forced = branch == 0 ? -1 : oracle_modes[branch - 1];
+        return oracle.forced;
+    }
+    int label = rc != 0 ? -1 : cli_fork_label_keep(cost, 1 + GPUEST_L1C_FANN_OUTPUTS, PERIOD_MARGIN);
+    *held = -1;
+    if (label < 0) /* the run ends inside this period (or fork failed): no label, the rule decides */
+        return -1;
+    oracle.cost_rule = cost[0];
+    keep_row(ep, cost + 1, label - 1);
+    *held = label > 0 ? oracle_modes[label - 1] : -1;
+    return *held;
+}
+
 static int oracle_ep(void *ctx, const gpuest_l1c_ep_t *ep)
 {
     (void)ctx;
+    if (oracle.period)
+        return period_ep(ep);
     if (cli_fork_is_child()) { /* the EP this child runs ended: report; others hold their mode */
         if (ep->sm != oracle.target_sm)
             return oracle.rollout ? -1 : ep->mode;
@@ -199,7 +287,9 @@ gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned
 {
     (void)err;
     memset(&oracle, 0, sizeof oracle);
-    oracle.rollout = rollout;
+    oracle.rollout = rollout == 1;
+    oracle.period = rollout == 2;
+    oracle.cost_rule = NAN;
     oracle.workload = workload;
     oracle.horizon = horizon ? horizon : 1;
     oracle.every = every ? every : 1;
@@ -207,7 +297,7 @@ gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned
     return GPUEST_OK;
 }
 
-#define ORACLE_COLS (4 + GPUEST_L1C_FANN_FEATURES + 2 + GPUEST_L1C_FANN_OUTPUTS + 1)
+#define ORACLE_COLS (4 + GPUEST_L1C_FANN_FEATURES + 2 + GPUEST_L1C_FANN_OUTPUTS + 2)
 
 gpuest_err cli_l1c_oracle_finish(const char *path, gpuest_error_t *err)
 {
@@ -227,6 +317,8 @@ gpuest_err cli_l1c_oracle_finish(const char *path, gpuest_error_t *err)
     header[h++] = "cycles_none";
     header[h++] = "cycles_bdi";
     header[h++] = "cycles_sc";
+    if (oracle.period)
+        header[h++] = "cycles_rule";
     header[h++] = "label";
     gpuest_err rc = GPUEST_OK;
     if (oracle.oom)
@@ -234,7 +326,7 @@ gpuest_err cli_l1c_oracle_finish(const char *path, gpuest_error_t *err)
     gpuest_csv_writer_t w;
     int opened = 0;
     if (rc == GPUEST_OK)
-        rc = gpuest_csv_writer_open(&w, path, header, ORACLE_COLS, err);
+        rc = gpuest_csv_writer_open(&w, path, header, h, err);
     opened = rc == GPUEST_OK;
     char buf[ORACLE_COLS][40];
     const char *cells[ORACLE_COLS];
@@ -251,7 +343,9 @@ gpuest_err cli_l1c_oracle_finish(const char *path, gpuest_error_t *err)
         snprintf(buf[k], sizeof buf[k], "%d", o->ep.choice), cells[k] = buf[k], k++;
         for (int i = 0; i < GPUEST_L1C_FANN_OUTPUTS; i++)
             gpuest_fmt_double(buf[k], sizeof buf[k], o->cost[i]), cells[k] = buf[k], k++;
-        snprintf(buf[k], sizeof buf[k], "%d", oracle_modes[o->label]), cells[k] = buf[k], k++;
+        if (oracle.period)
+            gpuest_fmt_double(buf[k], sizeof buf[k], o->cost_rule), cells[k] = buf[k], k++;
+        snprintf(buf[k], sizeof buf[k], "%d", o->label < 0 ? -1 : oracle_modes[o->label]), cells[k] = buf[k], k++;
         rc = gpuest_csv_write_row(&w, cells, err);
     }
     if (rc == GPUEST_OK)
@@ -259,6 +353,7 @@ gpuest_err cli_l1c_oracle_finish(const char *path, gpuest_error_t *err)
     else if (opened)
         gpuest_csv_writer_abort(&w);
     free(oracle.rows);
+    free(oracle.held);
     memset(&oracle, 0, sizeof oracle);
     return rc;
 }

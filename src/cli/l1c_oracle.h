@@ -22,6 +22,10 @@ int cli_fork_label(const double *cost, int n, double margin);
 /* The label of a rollout: base (the rule's own choice) unless another index is strictly cheaper;
  * then the cheapest (ties among those: the lower index); -1 when a cost is missing. */
 int cli_fork_label_base(const double *cost, int n, int base);
+/* The label of a period (cost[0]: the rule's child, cost[1..n-1]: the held modes): the cheapest
+ * held index only if it is cheaper than cost[0] x (1 - margin), else 0 (the rule keeps ties and
+ * near-ties; ties among the held: the lower index); -1 when a cost is missing. */
+int cli_fork_label_keep(const double *cost, int n, double margin);
 
 /* Installs the oracle for one simulation (workload names the CSV rows): at every EP end of every
  * SM it forks one child per mode (none, BDI, SC), each runs that SM's next `horizon` EPs in its
@@ -32,6 +36,10 @@ int cli_fork_label_base(const double *cost, int n, int base);
  * policy (LATTE-CC's rule) decides again, for that SM and for every other SM, until `horizon` EPs
  * of the SM are timed; the label is the rule's own choice unless another mode was strictly
  * cheaper; unlabelled EPs of the parent follow the rule instead of holding the last label. */
+/* rollout = 2 ('--l1c-continue period'): one label per period of each SM, at the end of its EP
+ * GPUEST_L1C_PERIOD_DECISION_EP: children run the rule, or hold none, BDI, SC, to the period's
+ * end (the other SMs follow the rule); the parent holds the label for the period. The CSV gets a
+ * column cycles_rule and label -1 where the rule keeps the period. horizon and every are unused. */
 gpuest_err cli_l1c_oracle_start(const char *workload, unsigned horizon, unsigned every, int rollout,
                                 gpuest_error_t *err);
 /* After the simulation: in a child (the run ended before its EP did) reports nothing and exits;

@@ -557,7 +557,7 @@ static gpuest_err walk_modes(const gpuest_technique_env_t *env, const int *modes
  * (kept for the process's life: the model calls the rule long after the transform returns). */
 static gpuest_learn_net_t *fann_net;
 static char fann_dir[1024];
-static double fann_span, fann_margin, fann_guard;
+static double fann_span, fann_margin, fann_guard, fann_period;
 
 static gpuest_err fann_load(const char *model_dir, gpuest_error_t *err)
 {
@@ -579,6 +579,8 @@ static gpuest_err fann_load(const char *model_dir, gpuest_error_t *err)
         fann_margin = 0;
     if (!gpuest_learn_net_get_meta(net, "range_guard", &fann_guard))
         fann_guard = 0;
+    if (!gpuest_learn_net_get_meta(net, "period", &fann_period))
+        fann_period = 0;
     snprintf(fann_dir, sizeof fann_dir, "%s", dir);
     return GPUEST_OK;
 }
@@ -614,8 +616,12 @@ void tech_l1c_fann_features(const gpuest_model_l1c_view_t *v, int ep_in_period, 
  * time), each EP deciding as the simulator's policy does (gpuest_l1c_fann_decide with the model's
  * margin, the rule's choice outside the training range when the model asks for the guard); the
  * candidate most EPs take wins (ties: the lower latency one). */
+static int fann_period_rule(const gpuest_model_l1c_view_t *v);
+
 static int fann_rule(const gpuest_model_l1c_view_t *v)
 {
+    if (fann_period > 0)
+        return fann_period_rule(v);
     int votes[GPUEST_L1C_FANN_OUTPUTS] = {0};
     for (int ep = 0; ep < L1CM_PERIOD; ep++) {
         double x[GPUEST_L1C_FANN_FEATURES], y[GPUEST_L1C_FANN_OUTPUTS];
@@ -632,6 +638,21 @@ static int fann_rule(const gpuest_model_l1c_view_t *v)
         if (votes[i] > votes[pick])
             pick = i;
     return pick;
+}
+
+/* A period model (metadata 'period' = 1, docs/latte-cc.md "Sixth round"): the network runs once,
+ * at the period's decision position (GPUEST_L1C_PERIOD_DECISION_EP), as the simulator's policy
+ * does; a held mode runs 8 of the period's 10 EPs (the rule the other 2), so it is the majority;
+ * no hold (or the guard) leaves the rule's candidate. */
+static int fann_period_rule(const gpuest_model_l1c_view_t *v)
+{
+    double x[GPUEST_L1C_FANN_FEATURES], y[GPUEST_L1C_FANN_OUTPUTS];
+    tech_l1c_fann_features(v, GPUEST_L1C_PERIOD_DECISION_EP, x);
+    if (fann_guard > 0 && !gpuest_l1c_fann_in_range(fann_net, x))
+        return v->rule;
+    gpuest_learn_net_run(fann_net, x, y);
+    int k = gpuest_l1c_fann_decide_period(y, fann_span, fann_margin);
+    return k >= 0 && k < v->modes ? k : v->rule;
 }
 
 /* ------------------------------------------------------------------ the transforms */

@@ -52,6 +52,7 @@
 
 #define EP_ACCESSES 256
 #define EPS_PER_PERIOD 10
+_Static_assert(EPS_PER_PERIOD == GPUEST_L1C_EPS_PER_PERIOD, "the period of technique.h's period decisions");
 #define DEDICATED_SETS 4
 #define CAP_BUCKETS 16
 #define HITLAT_BINS 6
@@ -82,6 +83,7 @@ typedef struct {
     uint64_t ep_miss, ep_hits, ep_extra, ep_chits, ep_qpos;
     double prev_miss_rate;
     uint64_t eps_done; /* EPs of this SM ended so far */
+    int held;          /* fann, period form: the mode held up to the period's last EP, -1: the rule's */
 } sm_state_t;
 
 typedef struct {
@@ -105,6 +107,7 @@ typedef struct {
     double fann_span, fann_margin; /* the model's metadata 'rule_span' and 'margin' (0 when absent) */
     double fann_guard;             /* 'range_guard' (0 when absent) */
     int kernel_opt;                /* 1: kernel_opt, the mode set per launch by the caller */
+    double fann_period;            /* 'period' (0 when absent): 1 = decisions held for a period */
 } l1c_t;
 
 const char *const gpuest_l1c_fann_feature_names[GPUEST_L1C_FANN_FEATURES] = {
@@ -246,6 +249,8 @@ static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gp
                 c->fann_margin = 0;
             if (!gpuest_learn_net_get_meta(c->net, "range_guard", &c->fann_guard))
                 c->fann_guard = 0;
+            if (!gpuest_learn_net_get_meta(c->net, "period", &c->fann_period))
+                c->fann_period = 0; /* a per-EP model (rounds 1-5) */
         }
     }
     if (rc == GPUEST_OK)
@@ -257,6 +262,7 @@ static gpuest_err l1c_create(const gpuest_technique_env_t *env, void **state, gp
     for (int i = 0; rc == GPUEST_OK && i < c->nsm; i++) {
         sm_state_t *s = &c->sm[i];
         s->mode = c->rule == RULE_STATIC ? c->cand[0] : GPUEST_L1C_NONE;
+        s->held = -1;
         if (!c->uses_sc)
             continue;
         rc = gpuest_sc2_vft_create(&s->vft, err);
@@ -445,6 +451,39 @@ static int fann_choice(const l1c_t *c, const double x[GPUEST_L1C_FANN_FEATURES])
     return c->cand[gpuest_l1c_fann_decide(y, rule, c->fann_span, c->fann_margin)];
 }
 
+int gpuest_l1c_fann_decide_period(const double y[GPUEST_L1C_FANN_OUTPUTS], double span, double margin)
+{
+    int best = 0;
+    for (int i = 1; i < GPUEST_L1C_FANN_OUTPUTS; i++)
+        if (y[i] > y[best])
+            best = i;
+    return (y[best] - 0.5) * 2.0 * span > margin ? best : -1;
+}
+
+/* The fann policy with a period model (metadata 'period' = 1; docs/latte-cc.md, "Sixth round"):
+ * at the end of EP GPUEST_L1C_PERIOD_DECISION_EP of a period, the network decides whether the SM
+ * holds one mode for the period's remaining EPs (2..9) or leaves them to the rule; at the end of
+ * the period's last EP the hold ends and the rule decides again (the next period's EP 0 and 1). */
+static int fann_period_choice(const l1c_t *c, sm_state_t *s, const double x[GPUEST_L1C_FANN_FEATURES])
+{
+    int rule = 0;
+    for (int k = 0; k < GPUEST_L1C_FANN_OUTPUTS; k++)
+        if (x[21 + k] > 0.5)
+            rule = k;
+    if (s->ep == GPUEST_L1C_PERIOD_DECISION_EP) {
+        s->held = -1;
+        if (!(c->fann_guard > 0 && !gpuest_l1c_fann_in_range(c->net, x))) {
+            double y[GPUEST_L1C_FANN_OUTPUTS];
+            gpuest_learn_net_run(c->net, x, y);
+            int k = gpuest_l1c_fann_decide_period(y, c->fann_span, c->fann_margin);
+            s->held = k >= 0 ? c->cand[k] : -1;
+        }
+    } else if (s->ep == EPS_PER_PERIOD - 1) {
+        s->held = -1;
+    }
+    return s->held >= 0 ? s->held : c->cand[rule];
+}
+
 /* The next EP's mode: the rule's, then the observer's word if one is set. */
 static int next_mode(const l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t *ev, double avail, double cps)
 {
@@ -452,7 +491,9 @@ static int next_mode(const l1c_t *c, sm_state_t *s, const gpuest_sim_l1c_event_t
         return s->mode;
     gpuest_l1c_ep_t ep = {.sm = ev->sm, .ep = s->eps_done, .core_cycle = ev->core_cycle, .mode = s->mode};
     fann_features(c, s, ev, avail, cps, ep.x);
-    ep.choice = c->rule == RULE_FANN ? fann_choice(c, ep.x) : choose_mode(c, s, miss_latency(ev), c->rule);
+    ep.choice = c->rule != RULE_FANN ? choose_mode(c, s, miss_latency(ev), c->rule)
+                : c->fann_period > 0 ? fann_period_choice(c, s, ep.x)
+                                     : fann_choice(c, ep.x);
     int forced = ep_observer ? ep_observer(ep_observer_ctx, &ep) : -1;
     return forced >= 0 && forced < GPUEST_L1C_MODES ? forced : ep.choice;
 }

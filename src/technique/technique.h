@@ -134,6 +134,17 @@ int gpuest_l1c_fann_decide(const double y[GPUEST_L1C_FANN_OUTPUTS], int rule, do
 struct gpuest_learn_net_s;
 int gpuest_l1c_fann_in_range(const struct gpuest_learn_net_s *net, const double x[GPUEST_L1C_FANN_FEATURES]);
 
+/* Sixth round (docs/latte-cc.md, "Sixth round: decisions held for a period"): a model with the
+ * metadata 'period' = 1 decides once per period of each SM, at the end of the period's EP
+ * GPUEST_L1C_PERIOD_DECISION_EP (when LATTE-CC's counting windows close), whether the SM holds
+ * one mode for the period's remaining EPs or leaves every EP to the rule. Its output k reads
+ * 0.5 + s_k / (2 span), s_k the share of the period's cycles holding mode k saves against the
+ * rule: the largest predicted saving (y_k - 0.5) 2 span wins when it exceeds margin. Returns the
+ * output index to hold, or -1 for the rule. */
+#define GPUEST_L1C_PERIOD_DECISION_EP 1
+#define GPUEST_L1C_EPS_PER_PERIOD 10
+int gpuest_l1c_fann_decide_period(const double y[GPUEST_L1C_FANN_OUTPUTS], double span, double margin);
+
 /* One EP end as an observer sees it. */
 typedef struct {
     int sm;

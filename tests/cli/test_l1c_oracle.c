@@ -5,7 +5,9 @@
  *  - cli_fork_label: least cost, ties and near-ties (the margin) to the lower latency mode;
  *  - the oracle on the compressed L1 policy driven by a scripted SM whose accesses take 3 cycles
  *    in none, 2 in BDI and 4 in SC: the label of EP 0 is BDI with 768 / 512 / 1024 cycles, and the
- *    run goes on in BDI. */
+ *    run goes on in BDI;
+ *  - period labels ('--l1c-continue period'): cli_fork_label_keep and the labeller on the same
+ *    scripted SM over two periods. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -155,6 +157,85 @@ static void test_oracle_labels_fastest_mode(void **st)
     assert_true(strncmp(last, "scripted,0,0,1768,", 18) == 0); /* workload, SM, EP 0, its end cycle */
 }
 
+/* Period labels (cost[0] the rule's child): the rule keeps ties and near-ties within the margin;
+ * only a held mode cheaper than cost[0] x (1 - margin) wins, the cheapest, ties to the lower
+ * index. Catches a label that takes the least cost with ties to a held mode (none ties the rule
+ * in a), a margin ignored or applied the wrong way (b: 98.5 is 1.5 % under 100), a missing cost
+ * not refused. */
+static void test_label_keep_rule_on_ties(void **st)
+{
+    (void)st;
+    const double a[4] = {100, 100, 120, 130}, b[4] = {100, 99.5, 98.5, 98.5}, c[4] = {100, 99.5, 99.2, 101},
+                 d[4] = {100, 90, NAN, 80};
+    assert_int_equal(cli_fork_label_keep(a, 4, 0.0), 0);
+    assert_int_equal(cli_fork_label_keep(a, 4, 0.01), 0);
+    assert_int_equal(cli_fork_label_keep(b, 4, 0.01), 2);  /* 98.5 < 99, and 2 before 3 */
+    assert_int_equal(cli_fork_label_keep(c, 4, 0.01), 0);  /* 99.2 is within 1 % of 100 */
+    assert_int_equal(cli_fork_label_keep(c, 4, 0.0), 2);
+    assert_int_equal(cli_fork_label_keep(d, 4, 0.01), -1);
+}
+
+/* The period labeller on the scripted SM (accesses 3 cycles in none, 2 in BDI, 4 in SC; only
+ * follower-set misses, so LATTE-CC's rule has no sampled access and keeps the SM's mode). Period
+ * 0 is decided at the end of EP 1 (the SM in none): the children time EPs 2..9 (2048 accesses):
+ * rule (keeps none) 6144, none 6144, BDI 4096, SC 8192, so BDI is held for EPs 2..9 and the rule
+ * then keeps BDI. Period 1 (decided at the end of EP 11, the SM in BDI): rule 4096, none 6144, BDI
+ * 4096, SC 8192: BDI ties the rule and the rule keeps the period (label -1). Catches a tie given
+ * to the held mode, a decision at EP 0's end (EP 1 would run BDI), children timed over another
+ * window, the rule child forcing a mode, a parent not following the label, a missing
+ * cycles_rule column. */
+static void test_period_oracle_labels(void **st)
+{
+    (void)st;
+    gpuest_config_t cfg;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
+    cfg.technique.l1_compression = GPUEST_L1COMP_LATTE_CC;
+    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
+    gpuest_sim_hooks_t h = {0};
+    gpuest_technique_set_t *set = NULL;
+    assert_int_equal(gpuest_technique_set_create(&env, &h, &set, &e), GPUEST_OK);
+    char path[] = "/tmp/gpuest-oracle-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(cli_l1c_oracle_start("scripted", 0, 0, 2, &e), GPUEST_OK);
+    uint64_t cycle = 1000;
+    int modes[20];
+    for (int i = 0; i < 20 * 256 + 10; i++) {
+        if (i % 256 == 0 && i / 256 < 20)
+            modes[i / 256] = tech_l1c_mode(h.ctx, 0);
+        cycle += (uint64_t)cycles_per_access[tech_l1c_mode(h.ctx, 0)];
+        gpuest_sim_l1c_event_t ev = {0};
+        ev.set = 3;
+        ev.sets = 32;
+        ev.line = 0x1000;
+        ev.core_cycle = cycle;
+        h.l1c_access(h.ctx, &ev);
+    }
+    assert_int_equal(cli_l1c_oracle_finish(path, &e), GPUEST_OK);
+    assert_false(cli_fork_is_child());
+    gpuest_technique_set_destroy(set);
+    for (int ep = 0; ep < 20; ep++)
+        if (modes[ep] != (ep < 2 ? GPUEST_L1C_NONE : GPUEST_L1C_BDI))
+            fail_msg("EP %d ran in mode %d", ep, modes[ep]);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[3][4096];
+    int rows = 0;
+    while (rows < 3 && fgets(line[rows], sizeof line[rows], fp))
+        rows++;
+    assert_null(fgets(line[0] + 2000, 100, fp)); /* no fourth line */
+    fclose(fp);
+    unlink(path);
+    assert_int_equal(rows, 3);
+    assert_non_null(strstr(line[0], ",cycles_none,cycles_bdi,cycles_sc,cycles_rule,label"));
+    assert_non_null(strstr(line[1], ",6144,4096,8192,6144,1\n"));
+    assert_true(strncmp(line[1], "scripted,0,1,", 13) == 0);
+    assert_non_null(strstr(line[2], ",6144,4096,8192,4096,-1\n"));
+    assert_true(strncmp(line[2], "scripted,0,11,", 14) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_label_ties),
         cmocka_unit_test(test_label_base_keeps_rule_on_ties),
         cmocka_unit_test(test_oracle_labels_fastest_mode),
+        cmocka_unit_test(test_label_keep_rule_on_ties),
+        cmocka_unit_test(test_period_oracle_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

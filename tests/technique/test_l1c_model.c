@@ -5,12 +5,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
 #include "technique/technique.h"
 #include "technique/technique_int.h"
+#include "learn/learn.h"
+#include <unistd.h>
 
 #define TMP GPUEST_BINARY_DIR "/l1c_model_tmp"
 
@@ -101,6 +104,8 @@ static gpuest_workload_t *trace_set(int sets, int set, int nlines, int rounds)
 }
 
 /* The transform on `rounds` passes over the assoc + 1 lines of set `line_set`. */
+static const char *fann_model_dir; /* the fann policy's models (NULL: "models") */
+
 static gpuest_err transform_on(const char *policy, int line_set, int rounds, gpuest_model_transform_t *t,
                                gpuest_error_t *e)
 {
@@ -111,7 +116,7 @@ static gpuest_err transform_on(const char *policy, int line_set, int rounds, gpu
     set(&c, kv);
     int sets = c.l1.size_bytes / (128 * c.l1.assoc);
     gpuest_workload_t *wl = trace_set(sets, line_set, c.l1.assoc + 1, rounds);
-    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, NULL, 1, wl, 0.0, 0.0, 0};
+    gpuest_technique_env_t env = {&c, gpuest_workload_image(wl), NULL, fann_model_dir, 1, wl, 0.0, 0.0, 0};
     gpuest_err rc = gpuest_technique_model_transform(&env, t, e);
     gpuest_workload_destroy(wl);
     return rc;
@@ -299,12 +304,77 @@ static void test_fill_at_next_turn(void **state)
     assert_true(t.l1_hit_extra_latency == 2.0);
 }
 
+/* A period model in the estimate (docs/latte-cc.md, "Sixth round"): its network (outputs about
+ * 0.5, 0.8, 0.9 whatever the input) predicts that holding SC saves (0.9 - 0.5) x 2 x 5 % = 4 % of a
+ * period: at a 3 % margin the estimate's rule takes SC although LATTE-CC's rule takes BDI; at 5 %
+ * the rule's BDI stays. Read as a per-EP model (SC against the rule's output 0.8: 1 %) it would
+ * keep BDI at 3 %, which is what this catches, with a margin ignored (SC at 5 %). */
+static void write_period_model(const char *dir, double margin)
+{
+    gpuest_learn_data_t d;
+    gpuest_learn_data_init(&d, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS);
+    const double y[GPUEST_L1C_FANN_OUTPUTS] = {0.5, 0.8, 0.9};
+    for (int i = 0; i < 100; i++) {
+        double x[GPUEST_L1C_FANN_FEATURES] = {0};
+        x[8] = 0.1 + 0.008 * i;
+        assert_int_equal(gpuest_learn_data_add(&d, x, y, 0), GPUEST_OK);
+    }
+    gpuest_learn_train_opts_t o;
+    gpuest_learn_train_defaults(&o);
+    o.hidden = 4;
+    o.epochs = 300;
+    gpuest_learn_net_t *net = NULL;
+    gpuest_error_t e = {0};
+    assert_int_equal(gpuest_learn_train(&d, &o, &net, &e), GPUEST_OK);
+    assert_int_equal(gpuest_learn_net_set_meta(net, "rule_span", 0.05), GPUEST_OK);
+    assert_int_equal(gpuest_learn_net_set_meta(net, "margin", margin), GPUEST_OK);
+    assert_int_equal(gpuest_learn_net_set_meta(net, "period", 1), GPUEST_OK);
+    char np[256], sp[256];
+    snprintf(np, sizeof np, "%s/latte-fann.net", dir);
+    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", dir);
+    assert_int_equal(gpuest_learn_net_save(net, np, sp, &e), GPUEST_OK);
+    gpuest_learn_net_destroy(net);
+    gpuest_learn_data_free(&d);
+}
+
+static void test_fann_period_model_in_estimate(void **state)
+{
+    (void)state;
+    char dir[2][64];
+    const double margin[2] = {0.03, 0.05};
+    const int want[2] = {2, 1};
+    for (int k = 0; k < 2; k++) {
+        snprintf(dir[k], sizeof dir[k], "/tmp/gpuest-l1cm-period-XXXXXX");
+        assert_non_null(mkdtemp(dir[k])); /* one folder per model: the estimate caches by folder */
+        write_period_model(dir[k], margin[k]);
+        fann_model_dir = dir[k];
+        gpuest_model_transform_t t;
+        gpuest_error_t e = {0};
+        if (transform_on("fann", 1, 52, &t, &e) != GPUEST_OK)
+            fail_msg("%s", e.msg);
+        fann_model_dir = NULL;
+        assert_non_null(t.l1c_choose);
+        gpuest_model_l1c_view_t v;
+        memset(&v, 0, sizeof v);
+        v.modes = 3;
+        v.rule = 1;
+        assert_int_equal(t.l1c_choose(&v), want[k]);
+        char p[256];
+        snprintf(p, sizeof p, "%s/latte-fann.net", dir[k]);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/latte-fann.scale.csv", dir[k]);
+        unlink(p);
+        rmdir(dir[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_fit_by_hand), cmocka_unit_test(test_store_evicts),
                                        cmocka_unit_test(test_transform_by_hand), cmocka_unit_test(test_refusals),
                                        cmocka_unit_test(test_adaptive_candidates), cmocka_unit_test(test_fann_features),
                                        cmocka_unit_test(test_adaptive_initial_mode),
-                                       cmocka_unit_test(test_fill_at_next_turn)};
+                                       cmocka_unit_test(test_fill_at_next_turn),
+                                       cmocka_unit_test(test_fann_period_model_in_estimate)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
