@@ -261,7 +261,11 @@ static uint32_t cpack_payload(comp_t *c, const gpuest_sim_req_info_t *req, const
     return bits;
 }
 
-static uint32_t sc2_payload(comp_t *c, const gpuest_sim_req_info_t *req, const uint8_t *data, gpuest_sim_reply_t *r)
+/* SC2 at a reply: the period moves, the sample grows, a complete sample becomes the book shipped
+ * ahead of this reply; then, when sized, the reply's payload under the current book (a warm reply,
+ * comp_on_reply_warm, needs only the state). */
+static uint32_t sc2_payload(comp_t *c, const gpuest_sim_req_info_t *req, const uint8_t *data, gpuest_sim_reply_t *r,
+                            int sized)
 {
     int m = req->mc;
     uint64_t pos = c->mc_replies[m]++ % (uint64_t)c->cfg->technique.sc2_period_lines;
@@ -280,7 +284,7 @@ static uint32_t sc2_payload(comp_t *c, const gpuest_sim_req_info_t *req, const u
     }
     if (pos < sample)
         gpuest_sc2_vft_sample(c->vft[m], data, LINE);
-    if (!c->have_book[m])
+    if (!c->have_book[m] || !sized)
         return RAW_BITS;
     uint32_t nbits = gpuest_codec_size_bits(&c->sc2_codec[m], req->line, data);
     return gpuest_codec_payload_bits(&c->sc2_codec[m], nbits);
@@ -301,7 +305,7 @@ static void comp_on_reply(void *ctx, const gpuest_sim_req_info_t *req, const uin
         payload = cpack_payload(c, req, data, r);
         break;
     case KIND_SC2:
-        payload = sc2_payload(c, req, data, r);
+        payload = sc2_payload(c, req, data, r, 1);
         break;
     default:
         payload = gpuest_codec_payload_bits(&c->codec, gpuest_codec_size_bits(&c->codec, req->line, data));
@@ -334,7 +338,7 @@ static void comp_on_reply_warm(void *ctx, const gpuest_sim_req_info_t *req, cons
     if (c->kind == KIND_CPACK)
         (void)cpack_payload(c, req, data, &r);
     else
-        (void)sc2_payload(c, req, data, &r);
+        (void)sc2_payload(c, req, data, &r, 0);
     c->sync_packets = kept[0];
     c->sync_flits = kept[1];
     c->sync_entries = kept[2];
