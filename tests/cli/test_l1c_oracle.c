@@ -101,21 +101,31 @@ static void test_label_base_keeps_rule_on_ties(void **st)
 /* ---------------------------------------------------------------- the oracle on a scripted SM */
 static const int cycles_per_access[GPUEST_L1C_MODES] = {3, 2, 4, 5};
 
-static void test_oracle_labels_fastest_mode(void **st)
+/* LATTE-CC on latte15 with its hooks in h (the scripted SM's EPs go through them), and an empty
+ * file at path (a mkstemp template) for the oracle's rows. */
+static gpuest_technique_set_t *scripted_latte_cc(gpuest_sim_hooks_t *h, char *path)
 {
-    (void)st;
     gpuest_config_t cfg;
     gpuest_error_t e = {0};
     assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
     cfg.technique.l1_compression = GPUEST_L1COMP_LATTE_CC;
     gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
-    gpuest_sim_hooks_t h = {0};
+    memset(h, 0, sizeof *h);
     gpuest_technique_set_t *set = NULL;
-    assert_int_equal(gpuest_technique_set_create(&env, &h, &set, &e), GPUEST_OK);
-    char path[] = "/tmp/gpuest-oracle-XXXXXX";
+    assert_int_equal(gpuest_technique_set_create(&env, h, &set, &e), GPUEST_OK);
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
+    return set;
+}
+
+static void test_oracle_labels_fastest_mode(void **st)
+{
+    (void)st;
+    gpuest_error_t e = {0};
+    gpuest_sim_hooks_t h;
+    char path[] = "/tmp/gpuest-oracle-XXXXXX";
+    gpuest_technique_set_t *set = scripted_latte_cc(&h, path);
     assert_int_equal(cli_l1c_oracle_start("scripted", 1, 1, 0, &e), GPUEST_OK);
     uint64_t cycle = 1000;
     int modes_seen[3] = {-1, -1, -1};
@@ -187,18 +197,10 @@ static void test_label_keep_rule_on_ties(void **st)
 static void test_period_oracle_labels(void **st)
 {
     (void)st;
-    gpuest_config_t cfg;
     gpuest_error_t e = {0};
-    assert_int_equal(gpuest_config_preset(&cfg, "latte15", &e), GPUEST_OK);
-    cfg.technique.l1_compression = GPUEST_L1COMP_LATTE_CC;
-    gpuest_technique_env_t env = {&cfg, NULL, NULL, NULL, 1, NULL, 0.0, 0.0, 0};
-    gpuest_sim_hooks_t h = {0};
-    gpuest_technique_set_t *set = NULL;
-    assert_int_equal(gpuest_technique_set_create(&env, &h, &set, &e), GPUEST_OK);
+    gpuest_sim_hooks_t h;
     char path[] = "/tmp/gpuest-oracle-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    gpuest_technique_set_t *set = scripted_latte_cc(&h, path);
     assert_int_equal(cli_l1c_oracle_start("scripted", 0, 0, 2, &e), GPUEST_OK);
     uint64_t cycle = 1000;
     int modes[20];

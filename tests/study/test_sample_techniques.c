@@ -37,6 +37,24 @@ static gpuest_err sample_with(const char *setting, gpuest_study_sampled_t *s, gp
     return sample_tail(setting, 0, s, err);
 }
 
+/* hotspot (tiny) sampled on fermi with the test's own simulator hooks (h->ctx its census); fast-forward
+ * runs between the units. */
+static void sample_hotspot_hooked(const gpuest_sim_hooks_t *h, gpuest_study_sampled_t *s)
+{
+    gpuest_error_t err;
+    gpuest_config_t cfg;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
+    gpuest_sample_opts_t o;
+    gpuest_sample_opts_default(&o);
+    o.units = 8;
+    o.unit_insts = 200;
+    o.warm_cycles = 200;
+    o.hooks = *h;
+    if (gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, s, &err) != GPUEST_OK)
+        fail_msg("%s", err.msg);
+    assert_true(s->raw.ff_warp_insts > 0);
+}
+
 /* Static-BDI stores compressible lines compressed (decompression cycles on their hits, more lines
  * per set), so at least one unit's cycles differ from the plain L1D's; with the hooks missing every
  * unit would be equal, cycle for cycle. */
@@ -93,23 +111,15 @@ static unsigned census_access(void *ctx, const gpuest_sim_l1c_event_t *ev)
 static void test_fast_forward_fills_through_the_policy(void **state)
 {
     (void)state;
-    gpuest_error_t err;
-    gpuest_config_t cfg;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
-    gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 200;
-    o.warm_cycles = 200;
+    gpuest_sim_hooks_t h;
+    memset(&h, 0, sizeof h);
     fill_census_t c;
     memset(&c, 0, sizeof c);
-    o.hooks.ctx = &c;
-    o.hooks.l1c_fill = census_fill;
-    o.hooks.l1c_access = census_access;
+    h.ctx = &c;
+    h.l1c_fill = census_fill;
+    h.l1c_access = census_access;
     gpuest_study_sampled_t s;
-    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
-    fprintf(stderr, "ff %llu det %d ff %d hits %d\n", (unsigned long long)s.raw.ff_warp_insts, c.detailed_fills, c.ff_fills, c.hits);
-    assert_true(s.raw.ff_warp_insts > 0);
+    sample_hotspot_hooked(&h, &s);
     assert_true(c.detailed_fills > 0);
     assert_true(c.ff_fills > 0);
     assert_int_equal(c.ff_fills_with_bytes, c.ff_fills);
@@ -148,22 +158,15 @@ static void census_sector_window(void *ctx, int sm, unsigned used, int inconsist
 static void test_fast_forward_asks_the_request_controller(void **state)
 {
     (void)state;
-    gpuest_error_t err;
-    gpuest_config_t cfg;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
-    gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 200;
-    o.warm_cycles = 200;
+    gpuest_sim_hooks_t h;
+    memset(&h, 0, sizeof h);
     sector_census_t c;
     memset(&c, 0, sizeof c);
-    o.hooks.ctx = &c;
-    o.hooks.l1_sector_request = census_sector_request;
-    o.hooks.l1_sector_window = census_sector_window;
+    h.ctx = &c;
+    h.l1_sector_request = census_sector_request;
+    h.l1_sector_window = census_sector_window;
     gpuest_study_sampled_t s;
-    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
-    assert_true(s.raw.ff_warp_insts > 0);
+    sample_hotspot_hooked(&h, &s);
     assert_true(c.detailed_requests > 0);
     assert_true(c.ff_requests > 0);
     assert_true(c.ff_partial > 0);
@@ -211,24 +214,20 @@ static void census_event(void *ctx, int ev, int sm)
 static void test_fast_forward_plans_probes(void **state)
 {
     (void)state;
-    gpuest_error_t err;
-    gpuest_config_t cfg;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
-    gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 200;
-    o.warm_cycles = 200;
+    gpuest_sim_hooks_t h;
+    memset(&h, 0, sizeof h);
     probe_census_t c;
     memset(&c, 0, sizeof c);
+    gpuest_config_t cfg;
+    gpuest_error_t err;
+    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
     c.nsm = cfg.core.num_sms;
-    o.hooks.ctx = &c;
-    o.hooks.probe_plan = census_plan;
-    o.hooks.probe_done = census_done;
-    o.hooks.probe_event = census_event;
+    h.ctx = &c;
+    h.probe_plan = census_plan;
+    h.probe_done = census_done;
+    h.probe_event = census_event;
     gpuest_study_sampled_t s;
-    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
-    assert_true(s.raw.ff_warp_insts > 0);
+    sample_hotspot_hooked(&h, &s);
     assert_true(c.sent > 0);
     assert_true(c.plans > c.sent);
     assert_int_equal(c.done, c.plans);
@@ -255,20 +254,13 @@ static void census_reply_warm(void *ctx, const gpuest_sim_req_info_t *req, const
 static void test_fast_forward_warms_the_replies(void **state)
 {
     (void)state;
-    gpuest_error_t err;
-    gpuest_config_t cfg;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
-    gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 200;
-    o.warm_cycles = 200;
+    gpuest_sim_hooks_t h;
+    memset(&h, 0, sizeof h);
     reply_census_t c = {0, 0};
-    o.hooks.ctx = &c;
-    o.hooks.mc_reply_warm = census_reply_warm;
+    h.ctx = &c;
+    h.mc_reply_warm = census_reply_warm;
     gpuest_study_sampled_t s;
-    assert_int_equal(gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, &s, &err), GPUEST_OK);
-    assert_true(s.raw.ff_warp_insts > 0);
+    sample_hotspot_hooked(&h, &s);
     assert_true(c.warm > 0);
     assert_true(c.with_data > 0);
     gpuest_study_sampled_free(&s);

@@ -13,6 +13,7 @@
 #include "technique/technique.h"
 #include "technique/technique_int.h"
 #include "learn/learn.h"
+#include "fann_test_model.h"
 #include <unistd.h>
 
 #define TMP GPUEST_BINARY_DIR "/l1c_model_tmp"
@@ -311,30 +312,8 @@ static void test_fill_at_next_turn(void **state)
  * keep BDI at 3 %, which is what this catches, with a margin ignored (SC at 5 %). */
 static void write_period_model(const char *dir, double margin)
 {
-    gpuest_learn_data_t d;
-    gpuest_learn_data_init(&d, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS);
     const double y[GPUEST_L1C_FANN_OUTPUTS] = {0.5, 0.8, 0.9};
-    for (int i = 0; i < 100; i++) {
-        double x[GPUEST_L1C_FANN_FEATURES] = {0};
-        x[8] = 0.1 + 0.008 * i;
-        assert_int_equal(gpuest_learn_data_add(&d, x, y, 0), GPUEST_OK);
-    }
-    gpuest_learn_train_opts_t o;
-    gpuest_learn_train_defaults(&o);
-    o.hidden = 4;
-    o.epochs = 300;
-    gpuest_learn_net_t *net = NULL;
-    gpuest_error_t e = {0};
-    assert_int_equal(gpuest_learn_train(&d, &o, &net, &e), GPUEST_OK);
-    assert_int_equal(gpuest_learn_net_set_meta(net, "rule_span", 0.05), GPUEST_OK);
-    assert_int_equal(gpuest_learn_net_set_meta(net, "margin", margin), GPUEST_OK);
-    assert_int_equal(gpuest_learn_net_set_meta(net, "period", 1), GPUEST_OK);
-    char np[256], sp[256];
-    snprintf(np, sizeof np, "%s/latte-fann.net", dir);
-    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", dir);
-    assert_int_equal(gpuest_learn_net_save(net, np, sp, &e), GPUEST_OK);
-    gpuest_learn_net_destroy(net);
-    gpuest_learn_data_free(&d);
+    fann_test_write_model(dir, y, margin, 1);
 }
 
 static void test_fann_period_model_in_estimate(void **state)

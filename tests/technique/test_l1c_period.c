@@ -20,6 +20,7 @@
 #include "learn/learn.h"
 #include "technique/technique.h"
 #include "technique/technique_int.h"
+#include "fann_test_model.h"
 
 #define FOLLOWER_SET 3
 #define PERIODS 3
@@ -86,30 +87,7 @@ static void run_script(fx_t *f, int modes[PERIODS * 10])
  * of a per-EP rule-relative model). */
 static void write_model(const double target[GPUEST_L1C_FANN_OUTPUTS], double margin, int period)
 {
-    gpuest_learn_data_t d;
-    gpuest_learn_data_init(&d, GPUEST_L1C_FANN_FEATURES, GPUEST_L1C_FANN_OUTPUTS);
-    for (int i = 0; i < 100; i++) {
-        double x[GPUEST_L1C_FANN_FEATURES] = {0};
-        x[8] = 0.1 + 0.008 * i;
-        assert_int_equal(gpuest_learn_data_add(&d, x, target, 0), GPUEST_OK);
-    }
-    gpuest_learn_train_opts_t o;
-    gpuest_learn_train_defaults(&o);
-    o.hidden = 4;
-    o.epochs = 300;
-    gpuest_learn_net_t *net = NULL;
-    gpuest_error_t e = {0};
-    assert_int_equal(gpuest_learn_train(&d, &o, &net, &e), GPUEST_OK);
-    assert_int_equal(gpuest_learn_net_set_meta(net, "rule_span", 0.05), GPUEST_OK);
-    assert_int_equal(gpuest_learn_net_set_meta(net, "margin", margin), GPUEST_OK);
-    if (period)
-        assert_int_equal(gpuest_learn_net_set_meta(net, "period", 1), GPUEST_OK);
-    char np[128], sp[128];
-    snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
-    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
-    assert_int_equal(gpuest_learn_net_save(net, np, sp, &e), GPUEST_OK);
-    gpuest_learn_net_destroy(net);
-    gpuest_learn_data_free(&d);
+    fann_test_write_model(model_dir, target, margin, period);
 }
 
 /* gpuest_l1c_fann_decide_period by hand: outputs (0.5, 0.6, 0.55), span 5 %: BDI predicts
