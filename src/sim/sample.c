@@ -185,6 +185,7 @@ typedef struct {
     int lines, l1_misses; /* of the last fast-forwarded memory instruction (ff_timing_t's latencies) */
     int l2_hits;          /* ... its loads' lines that missed the L1 and hit a filled L2 line */
     int sent;             /* ... its requests that left the L1 (L1 misses, stores, atomics: ff_miss_stalls) */
+    int slow;             /* gpuest_sample_opts_t.slow_paths: ff_step reads the registers whatever the warp's loads */
 } ff_pending_t;
 
 static uint64_t *pending_ready(const sim_gpu_t *g, ff_pending_t *p, const sim_mc_t *mc, const sim_way_t *way)
@@ -355,7 +356,11 @@ static gpuest_err ff_step(sim_gpu_t *g, ff_pending_t *p, sim_sm_t *sm, int s, in
     if (in->kind == GPUEST_INST_END || in->kind == GPUEST_INST_BARRIER) {
         if (w->pending_loads > 0 || (in->kind == GPUEST_INST_END && w->pending_stores > 0))
             return GPUEST_OK;
-    } else if (reg_pending(w, in)) {
+    } else if ((w->pending_loads > 0 || p->slow) && reg_pending(w, in)) {
+        /* a register is pending (INT64_MAX) only while a load that writes it is in flight
+         * (sm.c begin_load, front.c's constant misses: both count it in pending_loads, and its
+         * completion writes every destination), so with none in flight - always after the
+         * drain - the 2 KB register array is not read (it missed the cache on most calls) */
         return GPUEST_OK;
     }
     if (in->kind == GPUEST_INST_END) {
@@ -1825,6 +1830,7 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     r.bp.split = o->ff_l2_split;
     r.miss_stalls = o->ff_miss_stalls;
     r.slow = o->slow_paths;
+    r.pend.slow = o->slow_paths;
     r.tm.bulk = !o->slow_paths;
     r.tm.bulk_lazy = !o->slow_paths;
     rc = rc == GPUEST_OK ? sample_launches(g, o, &r, total, out, err)
