@@ -447,11 +447,10 @@ typedef struct {
     uint32_t *syncs;    /* nsm: vsync calls on the SM so far (fast_forward's reuse of vattention) */
     /* The parked wake-ups in bulk (sixth session): the warps the LD/ST hold pass parks all wait for
      * the same cycle (the unit's free cycle), so they are kept as a bit set of slots (pbits, nsm x
-     * rw) with one cycle (pbat, INT64_MAX when empty) and whether each entry is still its warp's
-     * wake-up (pvalid below; until the eighth session each warp's sequence number, pbseq), instead
-     * of one list entry each. pbn counts the entries the list would hold (a warp parked twice at
-     * the cycle counts twice, its first entry stale), so hn + pn + pbn is the list form's hn + pn
-     * and the capacity rebuilds come at the same placements. A park at another cycle (the
+     * rw) with one cycle (pbat, INT64_MAX when empty) and each warp's sequence number (pbseq, nsm x
+     * W), instead of one list entry each. pbn counts the entries the list would hold (a warp parked
+     * twice at the cycle counts twice, its first entry stale), so hn + pn + pbn is the list form's
+     * hn + pn and the capacity rebuilds come at the same placements. A park at another cycle (the
      * unit's free cycle moved while the bulk waits: a rebuild parked warps at the next cycle and
      * the other scheduler issued a memory instruction in the same cycle) goes to the list. Every
      * entry due by a cycle is the same in both forms, so the schedule is the list form's
@@ -459,6 +458,7 @@ typedef struct {
     uint64_t *pbits;
     int64_t *pbat;
     int *pbn;
+    uint32_t *pbseq;
     int bulk;           /* 1: park in bulk (not slow_paths) */
     uint64_t sched_hash; /* FNV-1a over (SM, slot, virtual cycle) of every fast-forwarded issue */
     uint64_t parks_bulk, parks_list; /* wake-ups parked in the bulk and in the list */
@@ -467,15 +467,7 @@ typedef struct {
      * both byte arrays and visited every ready warp (gemm/default: that pass was 1.4 % of a
      * sampled run in libgcc's popcount alone). Not read on the slow path. */
     uint64_t *mbits;
-    int bulk_lazy;      /* 1: the released bulk's validity read in place (vrelease_bulk; not slow_paths) */
-    /* Whether a bulk entry is still its warp's current wake-up, as a bit set (eighth session; nsm x
-     * rw): bit slot is set when the warp is parked in the bulk and cleared when its sequence number
-     * moves on any other way (a wake-up queued in the heap or the list), so for a slot in pbits it
-     * is exactly what the sequence numbers' test gave. The release reads a word of them instead of
-     * two sequence numbers a warp, and parking no longer stores a sequence number
-     * (gemm/fermi/default parks about 200 M warps). */
-    uint64_t *pvalid;
-    uint64_t release_ready; /* bulk releases vrelease_ready made whole */
+    int bulk_lazy;      /* 1: the released bulk's sequence numbers read in place (vrelease_bulk; not slow_paths) */
 } ff_timing_t;
 
 /* The memory system's back-pressure in the timed schedule (gpuest_sample_opts_t.ff_backpressure).
@@ -565,8 +557,8 @@ static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
     t->pbits = calloc(S * (size_t)t->rw, sizeof *t->pbits);
     t->pbat = malloc(S * sizeof *t->pbat);
     t->pbn = calloc(S, sizeof *t->pbn);
+    t->pbseq = calloc(N, sizeof *t->pbseq);
     t->mbits = calloc(S * (size_t)t->rw, sizeof *t->mbits);
-    t->pvalid = calloc(S * (size_t)t->rw, sizeof *t->pvalid);
     t->sched_hash = 14695981039346656037ull;
     for (int s = 0; t->smask && s < (int)W; s++)
         t->smask[(size_t)(s % nsched) * (size_t)t->rw + (size_t)(s / 64)] |= 1ull << (s % 64);
@@ -577,7 +569,7 @@ static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
     return r->pend.ready && t->vreg && t->vnext && t->vmem && t->vstore && t->vage && t->vseq && t->vact &&
                    t->vmemop && t->ready && t->vclock && t->ldst_free && t->nready && t->heap && t->hn &&
                    t->park && t->pn && t->pmin && t->rbits && t->smask && t->syncs && t->pbits && t->pbat &&
-                   t->pbn && t->mbits && t->pvalid
+                   t->pbn && t->pbseq && t->mbits
                ? GPUEST_OK
                : GPUEST_ENOMEM;
 }
@@ -609,8 +601,8 @@ static void ff_free(ff_rates_t *r)
     free(t->pbits);
     free(t->pbat);
     free(t->pbn);
+    free(t->pbseq);
     free(t->mbits);
-    free(t->pvalid);
 }
 
 #define GPUEST_MAX_SMS_FF 1024 /* sim_gpu_build's limit on SMs */
@@ -780,18 +772,11 @@ static void heap_build(ff_timing_t *t, int i)
         heap_sift_down(t, i, c);
 }
 
-/* Warp slot of SM i: its sequence number moved on outside the bulk (a bulk entry of it is stale). */
-static void pvalid_off(ff_timing_t *t, int i, int slot)
-{
-    t->pvalid[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)] &= ~(1ull << (slot % 64));
-}
-
-/* Warp slot (flat index k) of SM i parked in the bulk at cycle at (its entry valid: pvalid). */
+/* Warp slot (flat index k) of SM i parked in the bulk at cycle at (its sequence number taken). */
 static void vpark_bulk(ff_timing_t *t, int i, size_t k, int slot, int64_t at)
 {
     t->pbits[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)] |= 1ull << (slot % 64);
-    t->pvalid[(size_t)i * (size_t)t->rw + (size_t)(slot / 64)] |= 1ull << (slot % 64);
-    (void)k;
+    t->pbseq[k] = t->vseq[k];
     t->pbn[i]++;
     t->parks_bulk++;
     t->pbat[i] = at;
@@ -810,7 +795,6 @@ static void vqueue(ff_timing_t *t, int i, size_t k, int slot, int64_t at, int si
         vpark_bulk(t, i, k, slot, at); /* waits for the LD/ST unit: the bulk */
         return;
     }
-    pvalid_off(t, i, slot); /* a bulk entry of the warp is stale now */
     if (t->vmemop[k] && at == t->ldst_free[i]) { /* waits for the LD/ST unit: the list */
         t->park[(size_t)i * (size_t)t->hcap + (size_t)t->pn[i]++] = e;
         t->parks_list++;
@@ -883,64 +867,36 @@ static void vwoken(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, vwake_t 
         vplace(g, t, i, e.slot, t->vclock[i]);
 }
 
-/* The release when the LD/ST unit is free by SM i's clock (the common case: its free cycle is the
- * bulk's): a released warp's cycle is then its operands' (vplace's max with the unit changes
- * nothing), so when every one still parked is ready by now the release is vrelease_bulk's run of
- * plain ready_on. Returns 0, having changed nothing, when some warp must be placed (its operands
- * come later) or the unit is busy: the general loop runs. valid: the due slots whose entry is
- * still their wake-up (vrelease_bulk's test, read at the same moment). */
-static int vrelease_ready(ff_timing_t *t, int i, size_t o, const uint64_t *due, const uint64_t *valid)
+/* The sequence numbers of the due bulk's slots still to be placed (word w's bits in `rest`, and
+ * every later word's) copied into seq[slot]. */
+static void bulk_copy_seq(const ff_timing_t *t, size_t o, const uint64_t *due, int w, uint64_t rest, uint32_t *seq)
 {
-    int64_t now = t->vclock[i];
-    if (t->ldst_free[i] > now)
-        return 0;
-    uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw], on[GPUEST_MAX_WARP_WORDS_FF];
-    int cnt = 0;
-    for (int w = 0; w < t->rw; w++) {
-        on[w] = 0;
-        for (uint64_t x = due[w] & valid[w] & ~rb[w]; x; x &= x - 1) { /* ~rb: not ready already */
-            size_t k = o + (size_t)(w * 64 + __builtin_ctzll(x));
-            if (!t->vact[k])
-                continue;
-            if (t->vnext[k] > now)
-                return 0;
-            on[w] |= x & -x;
-            cnt++;
+    for (int v = w; v < t->rw; v++)
+        for (uint64_t x = v == w ? due[v] & rest : due[v]; x; x &= x - 1) {
+            int s = v * 64 + __builtin_ctzll(x);
+            seq[s] = t->pbseq[o + (size_t)s];
         }
-    }
-    for (int w = 0; w < t->rw; w++) {
-        for (uint64_t x = on[w]; x; x &= x - 1)
-            t->ready[o + (size_t)(w * 64 + __builtin_ctzll(x))] = 1;
-        rb[w] |= on[w];
-    }
-    t->nready[i] += cnt;
-    t->release_ready++;
-    return 1;
 }
 
 /* The due bulk's warps of SM i placed at its clock, in slot order, as vwoken would place each one.
- * Whether an entry is still its warp's wake-up is read in place (pvalid) until the first placement
- * that is not a plain ready_on (the common case: the unit freed, so the bulk's warps can go), and
- * from a copy of the bits taken just before it (vplace may rebuild or park, which moves sequence
- * numbers on); `copied` 1: vcopy holds them already (the list's placements ran first). The ready
- * bits and count of a word are gathered and stored before any vplace and at the word's end:
- * nothing between reads them. */
-static void vrelease_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, const uint64_t *due, uint64_t *vcopy,
+ * The sequence numbers are read in place until the first placement that is not a plain ready_on
+ * (the common case: the unit freed, so the bulk's warps can go), and copied for the slots after
+ * it just before it (vplace may rebuild or park, which rewrites them); `copied` 1: seq holds them
+ * all already (the list's placements ran first). The ready bits and count of a word are gathered
+ * and stored before any vplace and at the word's end: nothing between reads them. */
+static void vrelease_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, const uint64_t *due, uint32_t *seq,
                           int copied)
 {
     int64_t now = t->vclock[i];
     uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw];
-    const uint64_t *pv = &t->pvalid[(size_t)i * (size_t)t->rw];
-    if (t->bulk_lazy && vrelease_ready(t, i, o, due, copied ? vcopy : pv))
-        return;
     for (int w = 0; w < t->rw; w++) {
         uint64_t on = 0;
         int cnt = 0;
         for (uint64_t x = due[w]; x; x &= x - 1) {
             int s = w * 64 + __builtin_ctzll(x);
             size_t k = o + (size_t)s;
-            uint64_t valid = (copied ? vcopy[w] : pv[w]) & (x & -x);
-            if (!valid || !t->vact[k] || t->ready[k])
+            uint32_t sq = copied ? seq[s] : t->pbseq[k];
+            if (sq != t->vseq[k] || !t->vact[k] || t->ready[k])
                 continue; /* stale (vwoken's test) */
             int64_t at = t->vnext[k]; /* vplace's cycle */
             if (t->vmemop[k] && t->ldst_free[i] > at)
@@ -952,7 +908,7 @@ static void vrelease_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o, c
                 continue;
             }
             if (!copied) {
-                memcpy(vcopy, pv, (size_t)t->rw * sizeof *vcopy);
+                bulk_copy_seq(t, o, due, w, x & (x - 1), seq);
                 copied = 1;
             }
             rb[w] |= on;
@@ -987,9 +943,10 @@ static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
         }
     }
     t->pn[i] = hi;
-    /* the bulk, when due, is taken out too (its entries' validity copied before any placement: a
+    /* the bulk, when due, is taken out too (its sequence numbers copied before any placement: a
      * placement may park its warp in a new bulk, or rebuild, which parks the others again) */
-    uint64_t due[GPUEST_MAX_WARP_WORDS_FF] = {0}, vcopy[GPUEST_MAX_WARP_WORDS_FF];
+    uint64_t due[GPUEST_MAX_WARP_WORDS_FF] = {0};
+    uint32_t seq[GPUEST_MAX_WARP_WORDS_FF * 64];
     int bulk_due = t->pbn[i] > 0 && t->pbat[i] <= now;
     if (bulk_due) {
         uint64_t *b = &t->pbits[(size_t)i * (size_t)t->rw];
@@ -1000,13 +957,13 @@ static void vwake_parked(const sim_gpu_t *g, ff_timing_t *t, int i, size_t o)
         t->pbn[i] = 0;
         t->pbat[i] = INT64_MAX;
         if (hi < end || !t->bulk_lazy)
-            memcpy(vcopy, &t->pvalid[(size_t)i * (size_t)t->rw], (size_t)t->rw * sizeof *vcopy);
+            bulk_copy_seq(t, o, due, 0, ~0ull, seq);
     }
     t->pmin[i] = left < t->pbat[i] ? left : t->pbat[i];
     for (int j = hi; j < end; j++)
         vwoken(g, t, i, o, p[j]);
     if (bulk_due)
-        vrelease_bulk(g, t, i, o, due, vcopy, hi < end || !t->bulk_lazy);
+        vrelease_bulk(g, t, i, o, due, seq, hi < end || !t->bulk_lazy);
 }
 
 /* The wake-ups of SM i due by its clock. */
@@ -1125,7 +1082,6 @@ static int vhold_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
         return 0;
     /* the ready warps with a memory instruction: ready[] and vmemop[] as their bit sets */
     uint64_t *rb = &t->rbits[(size_t)i * (size_t)t->rw], *pb = &t->pbits[(size_t)i * (size_t)t->rw];
-    uint64_t *pv = &t->pvalid[(size_t)i * (size_t)t->rw];
     const uint64_t *mb = &t->mbits[(size_t)i * (size_t)t->rw];
     int m = 0;
     for (int w = 0; w < t->rw; w++)
@@ -1139,11 +1095,10 @@ static int vhold_bulk(const sim_gpu_t *g, ff_timing_t *t, int i, int64_t now)
         for (uint64_t x = park; x; x &= x - 1) {
             size_t k = o + (size_t)(w * 64 + __builtin_ctzll(x));
             t->ready[k] = 0;
-            ++t->vseq[k];
+            t->pbseq[k] = ++t->vseq[k];
         }
         rb[w] &= ~park;
         pb[w] |= park;
-        pv[w] |= park;
     }
     t->nready[i] -= m;
     t->pbn[i] += m;
@@ -1214,7 +1169,6 @@ static gpuest_err ff_sm_cycle(sim_gpu_t *g, ff_rates_t *r, int i, uint64_t budge
         ready_off(t, i, k, slot);
         if (!adv) { /* held by the real machine (cannot happen after a drain): try again next cycle */
             heap_push(t, i, (vwake_t){now + 1, ++t->vseq[k], slot});
-            pvalid_off(t, i, slot);
             continue;
         }
         sm->sched[sc].last = slot;
@@ -1879,7 +1833,6 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     out->ff_schedule_hash = r.tm.sched_hash;
     out->ff_parks_bulk = r.tm.parks_bulk;
     out->ff_parks_list = r.tm.parks_list;
-    out->ff_release_ready = r.tm.release_ready;
     ff_free(&r);
     free(r.gather_scratch);
     bp_free(g, &r.bp);

@@ -489,8 +489,6 @@ typedef struct {
                                     * in the bit set and in the list (slow_paths: the list alone) */
     uint64_t *kernel_tail_warp_insts; /* tail_stratum only (else NULL): warp instructions of each kernel's last
                                     * wave of CTAs, from the counting pass */
-    uint64_t ff_release_ready;     /* bulk releases made whole by the word-level path (every released warp ready
-                                    * at once; 0 on slow_paths) */
 } gpuest_sample_result_t;
 
 gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source_t *src,
