@@ -339,6 +339,7 @@ static int pop32(uint32_t x)
 gpuest_err gpuest_warp_count(gpuest_warp_t *w, uint64_t *warp_insts, uint64_t *thread_insts, gpuest_error_t *err)
 {
     uint64_t wi = 0, ti = 0;
+    w->count_only = 1; /* the refills below skip the addresses (counting walks the warp to its end) */
     for (;;) {
         for (int i = w->pos; i < w->n; i++) { /* the buffered instructions, as gpuest_warp_next hands them out */
             if (w->buf[i].kind == GPUEST_INST_END) { /* a counting loop stops at the first END */

@@ -27,6 +27,9 @@ struct gpuest_warp_s {
     int64_t v[GEN_WARP_REGS];      /* generator-defined warp registers */
     int64_t lane[GEN_LANE_REGS][GPUEST_WARP_SIZE]; /* generator-defined per-lane registers */
     int finished;                  /* set by fill() when no more instructions follow */
+    /* 1 while gpuest_warp_count walks the warp: the fills that follow skip writing per-lane
+     * addresses (gen_mem_idx), which counting never reads; every other field is written as usual */
+    int count_only;
     /* default register pattern (workload.c, generated workloads only) */
     uint8_t rp_alu;                /* ALU temporaries written so far */
     uint8_t rp_ld;                 /* load destinations written so far (mod 256, a multiple of the rotation) */
@@ -159,6 +162,8 @@ static inline void gen_mem_idx(gpuest_warp_t *w, uint32_t pc, gpuest_mem_op_t op
     if (mask == 0)
         return;
     gpuest_inst_t *i = gen_push(w, GPUEST_INST_MEM, pc, mask, GPUEST_LAT_ALU, op, size);
+    if (w->count_only) /* counted, never read: the address stores were most of a counting fill's time */
+        return;
     for (int k = 0; k < GPUEST_WARP_SIZE; k++)
         i->addr[k] = (mask >> k & 1) ? base + (uint64_t)idx[k] * elem : 0;
 }
