@@ -8,7 +8,7 @@
 #include "gt_util.h"
 
 static const char *const names[] = {"lud", "gaussian", "atax", "bicg", "srad", "pathfinder", "backprop",
-                                    "3dconv", "streamcluster", "color", "ss", "pvc", "pagerank"};
+                                    "3dconv", "streamcluster", "color", "ss", "pvc", "pagerank", "2mm"};
 #define NGEN (sizeof names / sizeof names[0])
 
 /* Accesses outside every allocation: none, except SRAD, whose srad_cuda_2 reads
