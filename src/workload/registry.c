@@ -27,6 +27,9 @@ extern const gpuest_generator_t gpuest_gen_fw;
 extern const gpuest_generator_t gpuest_gen_wordcount;
 extern const gpuest_generator_t gpuest_gen_ss;
 extern const gpuest_generator_t gpuest_gen_pvc;
+/* Eighth session: fresh workloads for the L1 mode selector. */
+extern const gpuest_generator_t gpuest_gen_pagerank;
+extern const gpuest_generator_t gpuest_gen_2mm;
 
 const gpuest_generator_t *const gpuest_generators[] = {
     &gpuest_gen_bfs,
@@ -51,6 +54,8 @@ const gpuest_generator_t *const gpuest_generators[] = {
     &gpuest_gen_wordcount,
     &gpuest_gen_ss,
     &gpuest_gen_pvc,
+    &gpuest_gen_pagerank,
+    &gpuest_gen_2mm,
     NULL};
 
 size_t gpuest_generator_count(void)

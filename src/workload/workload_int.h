@@ -265,4 +265,11 @@ int tr_parse_hex(const char *s, uint64_t *out);
 /* ERANGE when a warp announcing n instructions could not be held within the memory limit. */
 gpuest_err tr_check_insts(const tr_trace_t *t, uint64_t n, gpuest_error_t *err);
 
+/* ------------------------------------------------------------ PageRank's arithmetic (gen_pagerank.c)
+ * Shared with its test. pagerank1: every vertex v (ascending, edges in CSR order) adds
+ * pr1[v]/deg(v) to pr2[col[e]]; row has n entries, the last vertex ends at m. pagerank2:
+ * pr1 = 0.15/n + 0.85 pr2 (in double, rounded to float), then pr2 = 0. */
+void gen_pagerank1(int64_t n, int64_t m, const int32_t *row, const int32_t *col, const float *pr1, float *pr2);
+void gen_pagerank2(int64_t n, float *pr1, float *pr2);
+
 #endif

@@ -8,7 +8,7 @@
 #include "gt_util.h"
 
 static const char *const names[] = {"lud", "gaussian", "atax", "bicg", "srad", "pathfinder", "backprop",
-                                    "3dconv", "streamcluster", "color", "ss", "pvc"};
+                                    "3dconv", "streamcluster", "color", "ss", "pvc", "pagerank", "2mm"};
 #define NGEN (sizeof names / sizeof names[0])
 
 /* Accesses outside every allocation: none, except SRAD, whose srad_cuda_2 reads
@@ -59,7 +59,7 @@ static void test_seed_changes_data(void **state)
     static const char *const seeded[][2] = {{"lud", "m"}, {"gaussian", "a_cuda"}, {"srad", "J_cuda"},
                                             {"pathfinder", "gpuWall"}, {"backprop", "input_hidden_cuda"},
                                             {"streamcluster", "coord_d"}, {"color", "col"}, {"ss", "d_matrix"},
-                                            {"pvc", "d_log"}};
+                                            {"pvc", "d_log"}, {"pagerank", "col_d"}};
     for (size_t g = 0; g < sizeof seeded / sizeof seeded[0]; g++) {
         gpuest_workload_t *w1 = gt_create(seeded[g][0], GPUEST_SCALE_TINY, 1);
         gpuest_workload_t *w2 = gt_create(seeded[g][0], GPUEST_SCALE_TINY, 2);
