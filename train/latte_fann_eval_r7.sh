@@ -30,6 +30,14 @@ for d in "$R7" "$R5" "$R6"; do
     esac
     [ -f "$d/latte-fann.net" ] || { echo "latte_fann_eval_r7.sh: no model in $d" >&2; exit 2; }
 done
+# each column must be a different network: a folder that already holds another round's model
+# (models/ after the shipping decision) would repeat that column under another name
+for pair in "$R7 $R5" "$R7 $R6" "$R5 $R6"; do
+    set -- $pair
+    if cmp -s "$1/latte-fann.net" "$2/latte-fann.net"; then
+        echo "latte_fann_eval_r7.sh: $1 and $2 hold the same network" >&2; exit 2
+    fi
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 total() { [ -f "$1" ] && awk -F, 'NR > 1 && $3 == "total" { print $4 }' "$1" || echo 0; }

@@ -137,12 +137,36 @@ static void test_pick_rounding_and_ties(void **state)
     assert_string_equal(line, "4,2,1");
 }
 
+/* The evaluation script refuses two model folders holding the same network (exit 2 before any
+ * run; /bin/true stands for the simulator): after the shipping decision models/ holds the round-7
+ * network, and naming it as the fifth round's folder repeated r7's cycles under r5's name. Catches
+ * the check missing or comparing the folder names instead of the files. */
+static void test_eval_refuses_the_same_network_twice(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpuest-l1cr7e-XXXXXX", cmd[2048];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p a/models b/models c/models && for d in a b c; do echo $d > $d/models/latte-fann.net; done"
+             " && cp a/models/latte-fann.net c/models/", dir);
+    assert_int_equal(system(cmd), 0);
+    const char *ev = "sh " GPUEST_SOURCE_DIR "/train/latte_fann_eval_r7.sh /bin/true";
+    snprintf(cmd, sizeof cmd, "cd %s && %s a/models b/models c/models x y out.csv test:w 2>/dev/null", dir, ev);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "cd %s && echo c > c/models/latte-fann.net && %s a/models b/models c/models x y "
+                              "out.csv '' >/dev/null 2>&1", dir, ev);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_train_writes_p99_spans),
         cmocka_unit_test(test_pick_worst_then_mean),
         cmocka_unit_test(test_pick_rounding_and_ties),
+        cmocka_unit_test(test_eval_refuses_the_same_network_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
