@@ -24,8 +24,18 @@
 #       "$(ls data/latte-fann-r6/train/*.csv | grep -v run.csv | paste -sd, -)" \
 #       "$(ls data/latte-fann-r6/valid/*.csv | grep -v run.csv | paste -sd, -)" "bfs srad gemm ss" \
 #       /tmp/r6sel data/latte-fann-select-r6.csv
+# CRITERION=maxmin keeps the largest worst-workload speedup instead of the largest mean
+# (train/latte_fann_pick.sh); SPANS=p99 trains with 'l1c-fann train --spans p99'. The seventh
+# round (docs/latte-cc.md, "Seventh round"):
+#   CRITERION=maxmin SPANS=p99 MARGINS="5 3 2 1 0.5 0" train/latte_fann_select.sh build-rel/gpuest \
+#       "$(ls data/latte-fann-r6/train/*.csv | grep -v run.csv | paste -sd, -)" \
+#       "$(ls data/latte-fann-r6/valid/*.csv | grep -v run.csv | paste -sd, -)" "bfs srad gemm ss" \
+#       /tmp/r7sel data/latte-fann-select-r7.csv
 set -eu
 MARGINS=${MARGINS:-3 2 1 0.5 0.25 0}
+CRITERION=${CRITERION:-mean}
+SPANS=${SPANS:-fixed}
+case $CRITERION in mean | maxmin) ;; *) echo "latte_fann_select.sh: CRITERION: mean or maxmin, got '$CRITERION'" >&2; exit 2 ;; esac
 GPUEST=$(cd "$(dirname "${1:-build-rel/gpuest}")" && pwd)/$(basename "${1:-build-rel/gpuest}")
 TRAINF=$2
 VALIDF=$3
@@ -50,7 +60,7 @@ for m in $MARGINS; do
             d=$WORK/h$h-m$m-g$g
             mkdir -p "$d/models"
             "$GPUEST" l1c-fann train --train "$TRAINF" --valid "$VALIDF" --seed 1 --target rule --hidden "$h" \
-                --margin "$m" --range-guard "$g" --select mean --model-dir "$d/models" > "$d/train.log"
+                --margin "$m" --range-guard "$g" --select mean --spans "$SPANS" --model-dir "$d/models" > "$d/train.log"
             row="$h,$m,$g"
             sum=0
             for w in $WS; do
@@ -64,8 +74,8 @@ for m in $MARGINS; do
         done
     done
 done
-# the first row of the largest mean (rows are in tie-break order)
-best=$(awk -F, 'NR > 1 && (b == "" || $NF > m) { m = $NF; b = $1 "," $2 "," $3 } END { print b }' "$WORK/select.csv")
+# the kept row (rows are in tie-break order): train/latte_fann_pick.sh with CRITERION
+best=$(sh "$(dirname "$0")/latte_fann_pick.sh" "$CRITERION" "$WORK/select.csv")
 h=${best%%,*}
 rest=${best#*,}
 m=${rest%%,*}

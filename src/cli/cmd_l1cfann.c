@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "l1c_targets.h"
 #include "commands.h"
 #include "learn/learn.h"
 #include "technique/technique.h"
@@ -38,6 +39,9 @@ static void usage(FILE *out)
                  "      period labels ('simulate --l1c-continue period', a column cycles_rule) train\n"
                  "      rule targets only (holding each mode for the period against the rule) and the\n"
                  "      model gets the metadata period = 1 (docs/latte-cc.md \"Sixth round\")\n"
+                 "      --spans p99: rule targets with a span for gains and one for losses, each the 99th\n"
+                 "      percentile of the training labels' savings of that sign (default fixed: 5 %% for\n"
+                 "      both, clipping larger losses; metadata rule_span_loss; docs/latte-cc.md \"Seventh round\")\n"
                  "  eval --data F1,F2,... [--model-dir DIR]\n"
                  "      per file: the share of EPs where the network (and LATTE-CC's rule) picks the\n"
                  "      label, and the regret: the cycles its choices lose against the labels' over\n"
@@ -227,20 +231,21 @@ static double cost_target(const double *c, int k)
  * choose, where positive, have a median of 2.8 % and 70 % of them lie below 5 %. */
 #define RULE_SPAN 0.05
 
-static double rule_target(const double *c, double crule, int k)
+static double rule_target(const double *c, double crule, int k, double gain_span, double loss_span)
 {
     double sv = crule > 0 ? (crule - c[k]) / crule : 0;
-    double t = 0.5 + sv / (2.0 * RULE_SPAN);
-    return t < 0 ? 0 : t > 1 ? 1 : t;
+    return cli_l1c_rule_target(sv, gain_span, loss_span);
 }
 
-static gpuest_err rule_data(const rows_t *r, gpuest_learn_data_t *d, gpuest_error_t *err)
+/* gain_span = loss_span = RULE_SPAN: the rounds 3-6 targets; --spans p99: the seventh round's */
+static gpuest_err rule_data(const rows_t *r, double gain_span, double loss_span, gpuest_learn_data_t *d,
+                            gpuest_error_t *err)
 {
     gpuest_learn_data_init(d, NF, NO);
     for (size_t i = 0; i < r->d.rows; i++) {
         double y[NO];
-        for (int k = 0; k < NO; k++)
-            y[k] = rule_target(&r->cost[i * NO], r->crule[i], k); /* period rows: the rule child's */
+        for (int k = 0; k < NO; k++) /* period rows: against the rule child's cycles */
+            y[k] = rule_target(&r->cost[i * NO], r->crule[i], k, gain_span, loss_span);
         if (gpuest_learn_data_add(d, &r->d.x[i * NF], y, 0) != GPUEST_OK)
             return gpuest_fail(err, GPUEST_ENOMEM, "out of memory building rule-relative targets");
     }
@@ -365,7 +370,7 @@ static score_t score_mean(const gpuest_learn_net_t *net, const rows_t *r, double
 enum { GUARD_OFF, GUARD_ON, GUARD_CHOOSE };
 
 typedef struct {
-    const char *train, *valid, *data, *model_dir, *target, *guard_arg, *select, *margin_arg;
+    const char *train, *valid, *data, *model_dir, *target, *guard_arg, *select, *margin_arg, *spans;
     unsigned long long seed, epochs, hidden;
     int guard, select_mean;
     double margin; /* --margin as a share; < 0: every margin of the list */
@@ -390,6 +395,7 @@ static int parse(args_t *o, int argc, char **argv)
                            : cli_args_is(&a, "range-guard") ? &o->guard_arg
                            : cli_args_is(&a, "select")    ? &o->select
                            : cli_args_is(&a, "margin")    ? &o->margin_arg
+                           : cli_args_is(&a, "spans")     ? &o->spans
                                                           : NULL;
         unsigned long long *n = cli_args_is(&a, "seed")       ? &o->seed
                                 : cli_args_is(&a, "epochs")   ? &o->epochs
@@ -421,6 +427,8 @@ static int parse(args_t *o, int argc, char **argv)
             return cli_usage_error(CMD, "--select: expected pooled or mean, got '%s'", o->select);
         o->select_mean = strcmp(o->select, "mean") == 0;
     }
+    if (o->spans && strcmp(o->spans, "fixed") != 0 && strcmp(o->spans, "p99") != 0)
+        return cli_usage_error(CMD, "--spans: expected fixed or p99, got '%s'", o->spans);
     o->margin = -1;
     if (o->margin_arg) {
         if (cli_parse_double(CMD, "margin", o->margin_arg, 0, 100, &o->margin) != 0)
@@ -464,8 +472,15 @@ static int cmd_train(const args_t *o)
     gpuest_learn_data_init(&ruled, NF, NO);
     if (rc == GPUEST_OK)
         rc = cost_data(&tr, &costd, &err);
+    double gain_span = RULE_SPAN, loss_span = RULE_SPAN;
+    if (rc == GPUEST_OK && o->spans && strcmp(o->spans, "p99") == 0) {
+        rc = cli_l1c_spans_p99(tr.cost, tr.crule, tr.d.rows, NO, RULE_SPAN, &gain_span, &loss_span, &err);
+        if (rc == GPUEST_OK)
+            printf("rule target spans (p99 of the training savings): gain %.3f %%, loss %.3f %%\n", 100 * gain_span,
+                   100 * loss_span);
+    }
     if (rc == GPUEST_OK)
-        rc = rule_data(&tr, &ruled, &err);
+        rc = rule_data(&tr, gain_span, loss_span, &ruled, &err);
     static const unsigned hidden[] = {4, 8, 16};
     static const char *const target_names[] = {"label", "cost", "rule"};
     gpuest_learn_data_t *targets[] = {&tr.d, &costd, &ruled};
@@ -492,7 +507,7 @@ static int cmd_train(const args_t *o)
                 gpuest_learn_net_destroy(net);
                 break;
             }
-            double span = tg == 2 ? RULE_SPAN : 0, net_m = 0, net_g = 0;
+            double span = tg == 2 ? gain_span : 0, net_m = 0, net_g = 0; /* decisions read gains only */
             score_t net_s = {0, 0};
             int first = 1;
             /* rule targets: every margin, largest first, and within a margin the guard on first, so
@@ -549,7 +564,9 @@ static int cmd_train(const args_t *o)
         if (rc == GPUEST_OK)
             rc = gpuest_learn_net_set_meta(best, "cost_target", best_t);
         if (rc == GPUEST_OK)
-            rc = gpuest_learn_net_set_meta(best, "rule_span", best_t == 2 ? RULE_SPAN : 0);
+            rc = gpuest_learn_net_set_meta(best, "rule_span", best_t == 2 ? gain_span : 0);
+        if (rc == GPUEST_OK && best_t == 2 && o->spans && strcmp(o->spans, "p99") == 0)
+            rc = gpuest_learn_net_set_meta(best, "rule_span_loss", loss_span);
         if (rc == GPUEST_OK)
             rc = gpuest_learn_net_set_meta(best, "margin", best_m);
         if (rc == GPUEST_OK && tr.form == 1) /* old per-EP models have no 'period' and keep deciding per EP */
