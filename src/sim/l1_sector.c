@@ -251,7 +251,8 @@ static void ff_open(l1s_way_t *ws, uint8_t used, uint8_t ica, uint64_t until)
  * detailed mode. Why: filling whole lines (the baseline's fast-forward) left the L1 holding sectors
  * that the request controller would not have fetched, and its windows were those the last detailed
  * unit left; filling at once without the open entry turned detailed mode's subsequent misses into
- * partial HI fetches (spmv, df_truc: the units 6 % slower than the exact units). Returns 1 when
+ * partial HI fetches (spmv seed 21, df_truc: the middle units' IPC 2.6 % below the exact units',
+ * all units' 6.2 %; docs/estimator.md, "technique state in fast-forward"). Returns 1 when
  * nothing goes to the L2 (a hit or a merge, also when every way of the set is reserved), 0 when a
  * request does. */
 int sim_l1s_load_functional(sim_gpu_t *g, sim_sm_t *sm, const gpuest_line_req_t *r, uint64_t now, uint64_t until)
