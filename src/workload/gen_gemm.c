@@ -1,16 +1,16 @@
 /* gen_gemm.c: PolyBench/GPU GEMM (CUDA/GEMM/gemm.cu gemm_kernel): C = alpha*A*B + beta*C, one thread per C element. */
 #include <stdlib.h>
 
-#include "workload_int.h"
+#include "polybench_int.h"
 
 #define GEMM_ALPHA 32412.0f
 #define GEMM_BETA 2123.0f
-#define GEMM_K_PER_FILL 6
 
 typedef struct {
     int64_t ni, nj, nk;
     gpuest_alloc_t *a, *b, *c;
     int launched;
+    pb_mm_t mm; /* the launch: c = beta c, then c += alpha a b (polybench_mm.c) */
 } gemm_t;
 
 static gpuest_err gemm_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest_rng_t *rng, void **out,
@@ -35,6 +35,8 @@ static gpuest_err gemm_create(gpuest_memimg_t *img, gpuest_scale_t scale, gpuest
     for (int64_t i = 0; i < g->ni; i++)
         for (int64_t j = 0; j < g->nj; j++)
             GEN_AT(g->c, float, i * g->nj + j) = (float)(i * j) / (float)g->ni;
+    g->mm = (pb_mm_t){.out = g->c, .left = g->a, .right = g->b, .rows = g->ni, .ocols = g->nj, .lcols = g->nk,
+                      .nk = g->nk, .left_scale = GEMM_ALPHA, .out_scale = GEMM_BETA, .zero_out = 0, .alu_per_k = 2};
     return GPUEST_OK;
 }
 
@@ -49,91 +51,28 @@ static gpuest_err gemm_next_launch(void *ctx, gpuest_memimg_t *img, gpuest_launc
         *done = 1;
         return GPUEST_OK;
     }
-    gen_launch(l, "gemm_kernel", (uint32_t)((g->nj + 31) / 32), (uint32_t)((g->ni + 7) / 8), 1, 32, 8, 1, 0, 14);
+    pb_mm_launch(&g->mm, "gemm_kernel", l);
     return GPUEST_OK;
 }
 
 static gpuest_err gemm_end_launch(void *ctx, gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_error_t *err)
 {
     (void)img, (void)l, (void)err;
-    gemm_t *g = ctx;
-    const float *restrict A = (const float *)(const void *)g->a->data;
-    const float *restrict B = (const float *)(const void *)g->b->data;
-    float *restrict C = (float *)(void *)g->c->data;
-    /* C[i][j] = BETA C[i][j] + sum over k of (ALPHA A[i][k]) B[k][j], k in ascending order, each
-     * element's float operations those of the kernel's own loop; the loops run i, k, j so that B and
-     * C are read along their rows (the j-innermost order read B down its columns and was 4 % of a
-     * sampled gemm run at default scale, done once per generator instance) */
-    for (int64_t i = 0; i < g->ni; i++) {
-        float *Ci = &C[i * g->nj];
-        for (int64_t j = 0; j < g->nj; j++)
-            Ci[j] = Ci[j] * GEMM_BETA;
-        for (int64_t k = 0; k < g->nk; k++) {
-            float a = GEMM_ALPHA * A[i * g->nk + k];
-            const float *Bk = &B[k * g->nj];
-            for (int64_t j = 0; j < g->nj; j++)
-                Ci[j] += a * Bk[j];
-        }
-    }
+    pb_mm_host(&((gemm_t *)ctx)->mm); /* C[i][j] = BETA C[i][j] + sum over k of (ALPHA A[i][k]) B[k][j] */
     return GPUEST_OK;
 }
 
 static void gemm_warp_init(void *ctx, const gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_warp_t *w)
 {
     (void)img;
-    gemm_t *g = ctx;
-    uint32_t act = 0;
-    for (int k = 0; k < 32; k++) {
-        uint32_t tx, ty, tz;
-        gen_thread_idx(l, w, k, &tx, &ty, &tz);
-        w->lane[0][k] = (int64_t)w->ctaid[1] * 8 + ty;   /* i */
-        w->lane[1][k] = (int64_t)w->ctaid[0] * 32 + tx;  /* j */
-        if ((w->live >> k & 1) && w->lane[0][k] < g->ni && w->lane[1][k] < g->nj)
-            act |= 1u << k;
-    }
-    w->v[0] = act;
+    pb_mm_warp_init(&((gemm_t *)ctx)->mm, l, w);
 }
 
 static gpuest_err gemm_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_warp_t *w,
                             gpuest_error_t *err)
 {
     (void)img, (void)l, (void)err;
-    gemm_t *g = ctx;
-    uint32_t act = (uint32_t)w->v[0];
-    int64_t idx[32];
-    for (int k = 0; k < 32; k++)
-        idx[k] = w->lane[0][k] * g->nj + w->lane[1][k];
-    if (w->step == 0) { /* c[i][j] *= beta */
-        gen_alu(w, 0x00, 5, w->live);
-        gen_compute(w, 0x28, GPUEST_LAT_BRANCH, w->live);
-        if (!act) {
-            w->finished = 1;
-            return GPUEST_OK;
-        }
-        gen_mem_idx(w, 0x30, GPUEST_MEM_LOAD, 4, act, g->c->base, idx, 4);
-        gen_compute(w, 0x38, GPUEST_LAT_ALU, act);
-        gen_mem_idx(w, 0x40, GPUEST_MEM_STORE, 4, act, g->c->base, idx, 4);
-        w->step = 1;
-        return GPUEST_OK;
-    }
-    /* for (k = 0; k < NK; k++) c[i][j] += alpha * a[i][k] * b[k][j]; as coded, c is re-read and re-written. */
-    int64_t k0 = (int64_t)w->step - 1;
-    for (int64_t kk = k0; kk < g->nk && kk < k0 + GEMM_K_PER_FILL; kk++) {
-        int64_t ai[32], bi[32];
-        for (int k = 0; k < 32; k++) {
-            ai[k] = w->lane[0][k] * g->nk + kk;
-            bi[k] = kk * g->nj + w->lane[1][k];
-        }
-        gen_mem_idx(w, 0x48, GPUEST_MEM_LOAD, 4, act, g->a->base, ai, 4);
-        gen_mem_idx(w, 0x50, GPUEST_MEM_LOAD, 4, act, g->b->base, bi, 4);
-        gen_mem_idx(w, 0x58, GPUEST_MEM_LOAD, 4, act, g->c->base, idx, 4);
-        gen_alu(w, 0x60, 2, act);
-        gen_mem_idx(w, 0x70, GPUEST_MEM_STORE, 4, act, g->c->base, idx, 4);
-        gen_compute(w, 0x78, GPUEST_LAT_BRANCH, act);
-    }
-    w->step += GEMM_K_PER_FILL;
-    if ((int64_t)w->step - 1 >= g->nk)
-        w->finished = 1;
+    pb_mm_fill(&((gemm_t *)ctx)->mm, w); /* c[i][j] *= beta; for k: c[i][j] += alpha * a[i][k] * b[k][j] */
     return GPUEST_OK;
 }
 

@@ -1,4 +1,5 @@
-/* polybench_int.h: the matrix-vector kernel shape shared by the PolyBench ATAX and BICG generators. */
+/* polybench_int.h: the kernel shapes shared by PolyBench generators: matrix-vector (ATAX, BICG) and
+ * matrix product (GEMM, 2MM). */
 #ifndef GPUEST_WORKLOAD_POLYBENCH_INT_H
 #define GPUEST_WORKLOAD_POLYBENCH_INT_H
 
@@ -37,5 +38,25 @@ gpuest_err pb_pair_end_launch(void *ctx, gpuest_memimg_t *img, const gpuest_laun
 void pb_pair_warp_init(void *ctx, const gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_warp_t *w);
 gpuest_err pb_pair_fill(void *ctx, const gpuest_memimg_t *img, const gpuest_launch_t *l, gpuest_warp_t *w,
                         gpuest_error_t *err);
+
+/* One launch of a thread-per-output matrix product (GEMM's gemm_kernel, 2MM's mm2_kernel1 and
+ * mm2_kernel2; polybench_mm.c): 32x8 blocks, thread (i = y, j = x) with i < rows and j < ocols
+ * runs a prologue on out[i][j] (out *= out_scale, or out = 0), then for k < nk
+ * out[i][j] += left_scale * left[i][k] * right[k][j] with out re-read and re-written every k. */
+typedef struct {
+    gpuest_alloc_t *out, *left, *right;
+    int64_t rows, ocols;   /* out: rows x ocols, right: nk x ocols */
+    int64_t lcols, nk;     /* left: rows x lcols, the loop's trip */
+    float left_scale;      /* alpha; 1 for none (exact) */
+    float out_scale;       /* beta of the prologue (unused with zero_out) */
+    int zero_out;          /* 1: the prologue stores out[i][j] = 0 without reading it */
+    int alu_per_k;         /* ALU instructions per iteration */
+} pb_mm_t;
+
+void pb_mm_launch(const pb_mm_t *m, const char *name, gpuest_launch_t *l);
+/* Applies the launch's functional result to out (same summation order as the kernel). */
+void pb_mm_host(const pb_mm_t *m);
+void pb_mm_warp_init(const pb_mm_t *m, const gpuest_launch_t *l, gpuest_warp_t *w);
+void pb_mm_fill(const pb_mm_t *m, gpuest_warp_t *w);
 
 #endif
