@@ -119,6 +119,24 @@ static gpuest_technique_set_t *scripted_latte_cc(gpuest_sim_hooks_t *h, char *pa
     return set;
 }
 
+/* The scripted SM 0: eps EPs of 256 L1D accesses to a follower set (and 10 more), each access
+ * taking its mode's cycles_per_access; modes[e] is the mode EP e ran in. */
+static void run_scripted_eps(gpuest_sim_hooks_t *h, int eps, int *modes)
+{
+    uint64_t cycle = 1000;
+    for (int i = 0; i < eps * 256 + 10; i++) {
+        if (i % 256 == 0 && i / 256 < eps)
+            modes[i / 256] = tech_l1c_mode(h->ctx, 0);
+        cycle += (uint64_t)cycles_per_access[tech_l1c_mode(h->ctx, 0)];
+        gpuest_sim_l1c_event_t ev = {0};
+        ev.set = 3; /* a follower set */
+        ev.sets = 32;
+        ev.line = 0x1000;
+        ev.core_cycle = cycle;
+        h->l1c_access(h->ctx, &ev);
+    }
+}
+
 static void test_oracle_labels_fastest_mode(void **st)
 {
     (void)st;
@@ -127,19 +145,8 @@ static void test_oracle_labels_fastest_mode(void **st)
     char path[] = "/tmp/gpuest-oracle-XXXXXX";
     gpuest_technique_set_t *set = scripted_latte_cc(&h, path);
     assert_int_equal(cli_l1c_oracle_start("scripted", 1, 1, 0, &e), GPUEST_OK);
-    uint64_t cycle = 1000;
-    int modes_seen[3] = {-1, -1, -1};
-    for (int i = 0; i < 3 * 256 + 10; i++) { /* EP 3 ends after the run: EP 2's children report nothing */
-        if (i % 256 == 0 && i / 256 < 3)
-            modes_seen[i / 256] = tech_l1c_mode(h.ctx, 0);
-        cycle += (uint64_t)cycles_per_access[tech_l1c_mode(h.ctx, 0)];
-        gpuest_sim_l1c_event_t ev = {0};
-        ev.set = 3; /* a follower set */
-        ev.sets = 32;
-        ev.line = 0x1000;
-        ev.core_cycle = cycle;
-        h.l1c_access(h.ctx, &ev);
-    }
+    int modes_seen[3];
+    run_scripted_eps(&h, 3, modes_seen); /* EP 3 ends after the run: EP 2's children report nothing */
     assert_int_equal(cli_l1c_oracle_finish(path, &e), GPUEST_OK);
     assert_false(cli_fork_is_child());
     gpuest_technique_set_destroy(set);
@@ -202,19 +209,8 @@ static void test_period_oracle_labels(void **st)
     char path[] = "/tmp/gpuest-oracle-XXXXXX";
     gpuest_technique_set_t *set = scripted_latte_cc(&h, path);
     assert_int_equal(cli_l1c_oracle_start("scripted", 0, 0, 2, &e), GPUEST_OK);
-    uint64_t cycle = 1000;
     int modes[20];
-    for (int i = 0; i < 20 * 256 + 10; i++) {
-        if (i % 256 == 0 && i / 256 < 20)
-            modes[i / 256] = tech_l1c_mode(h.ctx, 0);
-        cycle += (uint64_t)cycles_per_access[tech_l1c_mode(h.ctx, 0)];
-        gpuest_sim_l1c_event_t ev = {0};
-        ev.set = 3;
-        ev.sets = 32;
-        ev.line = 0x1000;
-        ev.core_cycle = cycle;
-        h.l1c_access(h.ctx, &ev);
-    }
+    run_scripted_eps(&h, 20, modes);
     assert_int_equal(cli_l1c_oracle_finish(path, &e), GPUEST_OK);
     assert_false(cli_fork_is_child());
     gpuest_technique_set_destroy(set);

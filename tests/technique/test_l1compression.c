@@ -19,6 +19,7 @@
 #include "technique/technique.h"
 #include "technique/technique_int.h"
 #include "learn/learn.h"
+#include "fann_test_model.h"
 
 #include <unistd.h>
 
@@ -411,24 +412,7 @@ static void write_model_meta(size_t n_in, double span, double margin)
         y[high ? 1 : 2] = 1.0;
         assert_int_equal(gpuest_learn_data_add(&d, x, y, 0), GPUEST_OK);
     }
-    gpuest_learn_train_opts_t o;
-    gpuest_learn_train_defaults(&o);
-    o.hidden = 4;
-    o.epochs = 300;
-    gpuest_learn_net_t *net = NULL;
-    gpuest_error_t e = {0};
-    assert_int_equal(gpuest_learn_train(&d, &o, &net, &e), GPUEST_OK);
-    if (span >= 0)
-        assert_int_equal(gpuest_learn_net_set_meta(net, "rule_span", span), GPUEST_OK);
-    if (margin >= 0)
-        assert_int_equal(gpuest_learn_net_set_meta(net, "margin", margin), GPUEST_OK);
-    if (model_guard)
-        assert_int_equal(gpuest_learn_net_set_meta(net, "range_guard", 1), GPUEST_OK);
-    char np[128], sp[128];
-    snprintf(np, sizeof np, "%s/latte-fann.net", model_dir);
-    snprintf(sp, sizeof sp, "%s/latte-fann.scale.csv", model_dir);
-    assert_int_equal(gpuest_learn_net_save(net, np, sp, &e), GPUEST_OK);
-    gpuest_learn_net_destroy(net);
+    fann_test_train_save(&d, model_dir, span, margin, model_guard, 0);
     gpuest_learn_data_free(&d);
 }
 
