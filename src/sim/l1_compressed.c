@@ -140,15 +140,21 @@ static void report_access(sim_gpu_t *g, sim_sm_t *sm, const gpuest_sim_l1c_event
         invalidate_modes(sm, mask);
 }
 
+/* The event of a hit on way: its line's mode and LRU depth. */
+static void hit_event(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way, gpuest_sim_l1c_event_t *ev)
+{
+    event_base(g, sm, way->tag, ev);
+    ev->hit = 1;
+    ev->mode = sm->l1comp->mode[way - sm->l1.ways];
+    ev->depth = stack_depth(&sm->l1, way);
+}
+
 sim_time_t sim_l1c_hit(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way)
 {
     struct sim_l1c_s *z = sm->l1comp;
     size_t w = (size_t)(way - sm->l1.ways);
     gpuest_sim_l1c_event_t ev;
-    event_base(g, sm, way->tag, &ev);
-    ev.hit = 1;
-    ev.mode = z->mode[w];
-    ev.depth = stack_depth(&sm->l1, way);
+    hit_event(g, sm, way, &ev);
     if (z->decomp[w] > 0)
         ev.extra_cycles = sim_dq_enter(&z->dq[z->mode[w]], g->now, g->period[GPUEST_CLK_CORE], z->decomp[w],
                                        &ev.queue_pos);
@@ -161,14 +167,9 @@ sim_time_t sim_l1c_hit(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way)
  * policy still sees it (its counters advance and may replace a code book, as in detailed mode). */
 void sim_l1c_hit_functional(sim_gpu_t *g, sim_sm_t *sm, sim_way_t *way)
 {
-    struct sim_l1c_s *z = sm->l1comp;
-    size_t w = (size_t)(way - sm->l1.ways);
     gpuest_sim_l1c_event_t ev;
-    event_base(g, sm, way->tag, &ev);
-    ev.hit = 1;
-    ev.mode = z->mode[w];
-    ev.depth = stack_depth(&sm->l1, way);
-    ev.hit_latency = g->cfg->l1.hit_latency + z->decomp[w];
+    hit_event(g, sm, way, &ev);
+    ev.hit_latency = g->cfg->l1.hit_latency + sm->l1comp->decomp[way - sm->l1.ways];
     report_access(g, sm, &ev);
 }
 
