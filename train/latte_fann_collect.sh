@@ -2,7 +2,7 @@
 # latte_fann_collect.sh: per-EP oracle labels for LATTE-CC's FANN mode selector (docs/latte-cc.md).
 # Run from the repo root:
 #   train/latte_fann_collect.sh [path/to/gpuest] [train|valid|test|all] [horizon] [out-dir] [workload...]
-# Every run: latte15, scale small, seed 1, 300000 warp instructions, technique.l1_compression=latte_cc
+# Every run: latte15, scale small, seed 1 (or SEED), 300000 warp instructions, technique.l1_compression=latte_cc
 # with --l1c-oracle (fork checkpoints; horizon: EPs each child is timed over, default 1; out-dir
 # default data/latte-fann; workloads: only these of the split). The 4-EP labels the shipped model
 # is trained on: train/latte_fann_collect.sh build-rel/gpuest train 4 data/latte-fann-h4 kmeans
@@ -21,6 +21,10 @@
 # held out. MACHINE=NAME labels on a variation of latte15 (the names below; default: latte15 as is)
 # and writes OUT/<split>/<workload>.NAME.csv (+ .NAME.run.csv), so a variation's labels never
 # mix with the base machine's under one name; the name fixes the --set keys it ran with.
+# SEED=N labels at input seed N (default 1) and writes OUT/<split>/<workload>.seedN.csv
+# (+ .seedN.run.csv) for N other than 1 (docs/latte-cc.md, "The shipped model at more input seeds"):
+#   SEED=2 CONTINUE=rule TEST_WORKLOADS="3dconv 2dconv gaussian pvc pagerank 2mm" \
+#       VALID_WORKLOADS="bfs srad gemm ss" train/latte_fann_collect.sh build-rel/gpuest test 10 data/latte-fann-seeds
 # The fourth round (docs/latte-cc.md, "Fourth round"):
 #   CONTINUE=rule EVERY_TRAIN=8 TRAIN_WORKLOADS=fw train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
 #   CONTINUE=rule EVERY_TRAIN=8 MACHINE=warps64 train/latte_fann_collect.sh build-rel/gpuest train 10 data/latte-fann-r4
@@ -64,7 +68,12 @@ l1d8k) SETS="--set l1.size_bytes=8192" ;;
 warps64) SETS="--set core.warps_per_sm=64 --set core.threads_per_sm=2048 --set core.registers_per_sm=65536" ;;
 *) echo "latte_fann_collect.sh: unknown machine variation '$MACHINE'" >&2; exit 2 ;;
 esac
+SEED=${SEED:-1}
+case $SEED in '' | *[!0-9]*)
+    echo "latte_fann_collect.sh: SEED must be a non-negative integer, got '$SEED'" >&2; exit 2 ;;
+esac
 SUFFIX=${MACHINE:+.$MACHINE}
+[ "$SEED" = 1 ] || SUFFIX="$SUFFIX.seed$SEED"
 collect() { # split every workloads...
     split=$1
     every=$2
@@ -72,7 +81,7 @@ collect() { # split every workloads...
     mkdir -p "$OUT/$split"
     for w in "$@"; do
         [ -z "$ONLY" ] || case " $ONLY " in *" $w "*) ;; *) continue ;; esac
-        "$GPUEST" simulate --preset latte15 --workload "$w" --scale small --seed 1 --max-instructions 300000 \
+        "$GPUEST" simulate --preset latte15 --workload "$w" --scale small --seed "$SEED" --max-instructions 300000 \
             --set technique.l1_compression=latte_cc $SETS --l1c-oracle "$OUT/$split/$w$SUFFIX.csv" \
             --l1c-every "$every" --l1c-horizon "$HORIZON" --l1c-continue "$CONTINUE" \
             --csv "$OUT/$split/$w$SUFFIX.run.csv" > /dev/null
