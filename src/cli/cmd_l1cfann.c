@@ -136,9 +136,12 @@ static gpuest_err data_row(void *ctx, size_t line, const char *const *f, size_t 
         if (c[i] < 0)
             return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected cycles >= 0, got '%s'", r->path, line,
                                f[r->col_cost[i]]);
-    if (r->form == 1)
+    if (r->form == 1) {
         GPUEST_TRY(num(r, line, f[r->col_crule], &crule, err));
-    else
+        if (!(crule > 0)) /* the savings are shares of it (a 0 printed inf / nan savings) */
+            return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected cycles_rule > 0, got '%s'", r->path, line,
+                               f[r->col_crule]);
+    } else
         crule = c[out_index((int)rule)];
     int rule_keeps = r->form == 1 && label == -1;
     if (!rule_keeps && label != GPUEST_L1C_NONE && label != GPUEST_L1C_BDI && label != GPUEST_L1C_SC)
@@ -649,12 +652,14 @@ static int cmd_eval(const args_t *o)
     char *copy = rc == GPUEST_OK ? gpuest_strdup(o->data) : NULL;
     if (rc == GPUEST_OK && !copy)
         rc = gpuest_fail(&err, GPUEST_ENOMEM, "out of memory");
-    if (rc == GPUEST_OK)
+    int nfiles = 0;
+    if (rc == GPUEST_OK && strspn(o->data, ",") < strlen(o->data))
         printf("%-40s %6s %8s %10s %8s %10s\n", "file", "eps", "fann_ok", "fann_regr%", "rule_ok", "rule_regr%");
     for (char *save = NULL, *p = copy ? strtok_r(copy, ",", &save) : NULL; p && rc == GPUEST_OK;
          p = strtok_r(NULL, ",", &save)) {
         rows_t r;
         rows_init(&r);
+        nfiles++;
         rc = read_list_opt(&r, p, 1, &err);
         if (rc == GPUEST_OK && r.form >= 0 && (r.form == 1) != (period > 0))
             rc = gpuest_fail(&err, GPUEST_EINVAL, "%s: %s labels, but the model in %s decides %s", p,
@@ -671,6 +676,8 @@ static int cmd_eval(const args_t *o)
     }
     free(copy);
     gpuest_learn_net_destroy(net);
+    if (rc == GPUEST_OK && nfiles == 0) /* "--data ," used to print an empty table and exit 0 */
+        return cli_usage_error(CMD, "--data '%s': expected one or more label files, comma-separated", o->data);
     return rc == GPUEST_OK ? 0 : cli_report(CMD, rc, &err);
 }
 

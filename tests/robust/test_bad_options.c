@@ -41,6 +41,12 @@ static char g_root[512];
 #define L1C_ROW(rule, cycles, label) L1C_X rule "," cycles "," label "\n"
 #define L1C_GOOD L1C_HEAD L1C_ROW("0", "1002,1003,1083", "0") L1C_ROW("1", "990,1003,1083", "0")
 #define L1C_EVAL "l1c-fann eval --data @/l.csv --model-dir "
+/* period labels ('simulate --l1c-continue period'): a column cycles_rule before the label */
+#define L1C_PHEAD                                                                                                      \
+    "workload,sm,ep,core_cycle,avail_warps,cycles_per_schedule,latency_tolerance,hit_ratio_none,hit_ratio_bdi,"       \
+    "hit_ratio_sc,wait_bdi,wait_sc,miss_rate,miss_rate_change,miss_latency,queue_depth,capacity,ep_in_period,"        \
+    "mode_none,mode_bdi,mode_sc,hit_extra,amat_none,amat_bdi,amat_sc,rule_none,rule_bdi,rule_sc,mode,rule_choice,"    \
+    "cycles_none,cycles_bdi,cycles_sc,cycles_rule,label\n"
 
 typedef struct {
     const char *file1, *text1, *file2, *text2; /* written into the case's folder (NULL: none) */
@@ -110,6 +116,14 @@ static void make_inf_range(const char *dir)
     write_latte_model(dir, "input,0,0.012924071082390954,18.211409395973153", "input,0,-inf,inf");
 }
 
+/* c.cal: a copy of the tiny hotspot calibration (calibrate --refit rewrites the file it reads) */
+static void make_cal_copy(const char *dir)
+{
+    char *cal = read_source("models/calibrations/mesh56-hotspot-tiny.cal");
+    write_file(dir, "c.cal", cal, strlen(cal));
+    free(cal);
+}
+
 /* a batch line of 3000 characters: fgets cut it into two design points, the second reported as line 2 */
 static void make_long_batch_line(const char *dir)
 {
@@ -168,6 +182,10 @@ static const option_case cases[] = {
      2, "mesh56-hotspot-tiny.cal", "calibrated at scale tiny, expected small"},
     {NULL, NULL, NULL, NULL, NULL, "validate --preset mesh56 --workload bfs --calibration " TINY_CAL, 2,
      "mesh56-hotspot-tiny.cal", "expected bfs"},
+    /* calibrate --refit with --workload bfs on a hotspot file refitted (and rewrote) hotspot's runs */
+    {NULL, NULL, NULL, NULL, make_cal_copy,
+     "calibrate --preset mesh56 --workload bfs --scale tiny --calibration @/c.cal --refit", 2, "c.cal",
+     "holds runs of hotspot, not bfs"},
     /* run --calibration at another scale: the tiny runs were compared with a small calibration */
     {NULL, NULL, NULL, NULL, NULL, "run --scale tiny --calibration " SMALL_CAL, 2, "mesh56-hotspot-small.cal",
      "made at scale small, not tiny"},
@@ -208,6 +226,12 @@ static const option_case cases[] = {
      2, "l.csv:2:", "rule_choice 0, 1 or 2"},
     {"l.csv", L1C_HEAD L1C_ROW("0", "-5,1003,1083", "0"), NULL, NULL, NULL, L1C_EVAL GPUEST_SOURCE_DIR "/models", 2,
      "l.csv:2:", "cycles >= 0"},
+    /* ... a period row with cycles_rule 0: its savings (shares of it) printed as inf / nan */
+    {"l.csv", L1C_PHEAD L1C_ROW("0", "1002,1003,1083,0", "-1"), NULL, NULL, NULL, L1C_EVAL GPUEST_SOURCE_DIR "/models",
+     2, "l.csv:2:", "cycles_rule > 0"},
+    /* ... an empty --data list printed an empty table and exited 0 */
+    {NULL, NULL, NULL, NULL, NULL, "l1c-fann eval --data , --model-dir " GPUEST_SOURCE_DIR "/models", 2, "--data",
+     "one or more label files"},
     /* ... a NaN metadata value or an infinite input range in the model was taken */
     {"l.csv", L1C_GOOD, NULL, NULL, make_nan_margin, L1C_EVAL "@/m", 2, "latte-fann.scale.csv:", "finite number"},
     {"l.csv", L1C_GOOD, NULL, NULL, make_inf_range, L1C_EVAL "@/m", 2, "latte-fann.scale.csv:4:", "<min> <max>"},
