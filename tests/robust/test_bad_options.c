@@ -217,6 +217,10 @@ static const option_case cases[] = {
      "back-pressure"},
     {NULL, NULL, NULL, NULL, NULL, "sample --scale tiny --units 2 --bogus", 2, "sample", "unexpected argument 'bogus'"},
     {NULL, NULL, NULL, NULL, NULL, "sample --scale tiny --units 2 --csv @/no/u.csv", 2, "--csv", "existing folder"},
+    /* results on a file that is no database: the cause was formatted into the buffer it came from
+     * (overlapping arguments of vsnprintf), printing "... (FILE: not a gpuest sweep database ()" */
+    {"bad.db", "not a database at all, just text\n", NULL, NULL, NULL, "results @/bad.db", 2,
+     "bad.db: not a gpuest sweep database (", "file is not a database)"},
     /* l1c-fann: an empty label file was a workload with no EP (exit 0) */
     {"l.csv", "", NULL, NULL, NULL, L1C_EVAL GPUEST_SOURCE_DIR "/models", 2, "l.csv:1:", "the file is empty"},
     /* ... a rule_choice outside 0..2 read as none (1e300: an overflowing conversion) */
