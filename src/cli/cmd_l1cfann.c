@@ -691,6 +691,20 @@ int cli_cmd_l1cfann(int argc, char **argv)
     int prc = parse(&o, argc - 1, argv + 1);
     if (prc)
         return prc < 0 ? 0 : prc;
+    /* options of the other action were ignored silently */
+    const char *foreign = NULL;
+    if (strcmp(argv[1], "train") == 0 && o.data)
+        foreign = "--data (eval's)";
+    if (strcmp(argv[1], "eval") == 0)
+        foreign = o.train ? "--train" : o.valid ? "--valid" : o.target ? "--target" : o.guard_arg ? "--range-guard"
+                  : o.select ? "--select" : o.margin_arg ? "--margin" : o.spans ? "--spans" : o.hidden ? "--hidden"
+                  : NULL;
+    if (foreign)
+        return cli_usage_error(CMD, "%s: not an option of '%s'", foreign, argv[1]);
+    /* --margin and --spans shape rule targets only */
+    if (o.target && strcmp(o.target, "rule") != 0 && (o.margin_arg || (o.spans && strcmp(o.spans, "p99") == 0)))
+        return cli_usage_error(CMD, "%s with --target %s: expected --target rule (they shape rule targets only)",
+                               o.margin_arg ? "--margin" : "--spans p99", o.target);
     if (strcmp(argv[1], "train") == 0)
         return cmd_train(&o);
     if (strcmp(argv[1], "eval") == 0)

@@ -236,6 +236,12 @@ static const option_case cases[] = {
     /* ... an empty --data list printed an empty table and exited 0 */
     {NULL, NULL, NULL, NULL, NULL, "l1c-fann eval --data , --model-dir " GPUEST_SOURCE_DIR "/models", 2, "--data",
      "one or more label files"},
+    /* ... options of the other action, or rule-target options with another target: ignored silently */
+    {"l.csv", L1C_GOOD, NULL, NULL, NULL, L1C_EVAL GPUEST_SOURCE_DIR "/models --hidden 8", 2, "--hidden",
+     "not an option of 'eval'"},
+    {"l.csv", L1C_GOOD, NULL, NULL, NULL,
+     "l1c-fann train --train @/l.csv --valid @/l.csv --model-dir @ --epochs 2 --target cost --margin 1", 2,
+     "--margin with --target cost", "expected --target rule", "latte-fann.net"},
     /* ... a NaN metadata value or an infinite input range in the model was taken */
     {"l.csv", L1C_GOOD, NULL, NULL, make_nan_margin, L1C_EVAL "@/m", 2, "latte-fann.scale.csv:", "finite number"},
     {"l.csv", L1C_GOOD, NULL, NULL, make_inf_range, L1C_EVAL "@/m", 2, "latte-fann.scale.csv:4:", "<min> <max>"},
