@@ -124,6 +124,48 @@ static void make_cal_copy(const char *dir)
     free(cal);
 }
 
+/* c.cal: the small hotspot calibration with the text from (at the start of a line) replaced by to */
+static void write_cal_edit(const char *dir, const char *from, const char *to)
+{
+    char *cal = read_source("models/calibrations/mesh56-hotspot-small.cal");
+    char start[512];
+    snprintf(start, sizeof start, "\n%s", from); /* at the start of a line, not inside a comment */
+    char *at = strstr(cal, start);
+    assert_non_null(at);
+    at++;
+    size_t a = (size_t)(at - cal);
+    char *edited = malloc(strlen(cal) + strlen(to) + 1);
+    assert_non_null(edited);
+    memcpy(edited, cal, a);
+    strcpy(edited + a, to);
+    strcat(edited, at + strlen(from));
+    write_file(dir, "c.cal", edited, strlen(edited));
+    free(cal);
+    free(edited);
+}
+
+/* 1e308 in the warp profile: the model's products overflowed, and AMVA reported a NaN demand
+ * without the file or the line */
+static void make_huge_profile(const char *dir)
+{
+    write_cal_edit(dir, "warp_profile 32 ", "warp_profile 1e308 ");
+}
+
+/* an MC stall ratio of 5 and a fractional cycle count in the baseline run: taken as they were */
+static void make_bad_stall(const char *dir)
+{
+    write_cal_edit(dir, "run baseline - 223.24398577013844 1085.225569259962 0.74559939769645311",
+                   "run baseline - 223.24398577013844 1085.225569259962 5");
+}
+
+static void make_fraction_cycles(const char *dir)
+{
+    write_cal_edit(dir, "run baseline - 223.24398577013844 1085.225569259962 0.74559939769645311 "
+                        "0.88707689056391115 0 0 56782",
+                   "run baseline - 223.24398577013844 1085.225569259962 0.74559939769645311 "
+                   "0.88707689056391115 0 0 56782.5");
+}
+
 /* a batch line of 3000 characters: fgets cut it into two design points, the second reported as line 2 */
 static void make_long_batch_line(const char *dir)
 {
@@ -182,6 +224,16 @@ static const option_case cases[] = {
      2, "mesh56-hotspot-tiny.cal", "calibrated at scale tiny, expected small"},
     {NULL, NULL, NULL, NULL, NULL, "validate --preset mesh56 --workload bfs --calibration " TINY_CAL, 2,
      "mesh56-hotspot-tiny.cal", "expected bfs"},
+    /* calibration values out of range (hand-damaged files) */
+    {NULL, NULL, NULL, NULL, make_huge_profile,
+     "estimate --preset mesh56 --workload hotspot --scale small --calibration @/c.cal", 2, "c.cal:24:",
+     "magnitude at most 1e18"},
+    {NULL, NULL, NULL, NULL, make_bad_stall,
+     "estimate --preset mesh56 --workload hotspot --scale small --calibration @/c.cal", 2, "c.cal:26:",
+     "MC stall ratio, hit rates and write fraction in 0..1"},
+    {NULL, NULL, NULL, NULL, make_fraction_cycles,
+     "estimate --preset mesh56 --workload hotspot --scale small --calibration @/c.cal", 2, "c.cal:26:",
+     "whole number of cycles"},
     /* calibrate --refit with --workload bfs on a hotspot file refitted (and rewrote) hotspot's runs */
     {NULL, NULL, NULL, NULL, make_cal_copy,
      "calibrate --preset mesh56 --workload bfs --scale tiny --calibration @/c.cal --refit", 2, "c.cal",
