@@ -145,10 +145,11 @@ static gpuest_err on_scale_row(void *p, size_t line, const char *const *f, size_
         c->net->max[u] = hi;
         c->inputs_seen++;
     } else if (strcmp(f[0], "meta") == 0) {
-        /* a NaN margin or guard made every comparison false: the model's decisions changed silently */
-        if (gpuest_parse_double(f[2], &lo) != GPUEST_OK || !isfinite(lo) ||
+        /* a NaN margin or guard made every comparison false: the model's decisions changed silently
+         * (an infinity stays: a trainer may store one, e.g. the smallest error of no set) */
+        if (gpuest_parse_double(f[2], &lo) != GPUEST_OK || isnan(lo) ||
             gpuest_learn_net_set_meta(c->net, f[1], lo) != GPUEST_OK)
-            return scale_bad(err, c->path, line, "expected meta <name> <finite number>");
+            return scale_bad(err, c->path, line, "expected meta <name> <number, not NaN>");
     } else if (strcmp(f[0], "checksum") == 0) {
         char *end = NULL;
         errno = 0;

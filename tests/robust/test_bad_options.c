@@ -83,12 +83,15 @@ static char *read_source(const char *rel)
     return buf;
 }
 
-/* m/latte-fann.{net,scale.csv}: the shipped selector with one line of its scaling file edited (the
- * checksum covers the network file only, so the edit reaches the metadata reader). */
-static void write_latte_model(const char *dir, const char *from, const char *to)
+/* m/NAME.{net,scale.csv}: a shipped model with one line of its scaling file edited (the checksum
+ * covers the network file only, so the edit reaches the metadata reader). */
+static void write_model_edit(const char *dir, const char *name, const char *from, const char *to)
 {
-    char *net = read_source("models/latte-fann.net");
-    char *scale = read_source("models/latte-fann.scale.csv");
+    char rel[256], out_name[256];
+    snprintf(rel, sizeof rel, "models/%s.net", name);
+    char *net = read_source(rel);
+    snprintf(rel, sizeof rel, "models/%s.scale.csv", name);
+    char *scale = read_source(rel);
     char *at = strstr(scale, from);
     assert_non_null(at);
     char *edited = malloc(strlen(scale) + strlen(to) + 1);
@@ -97,11 +100,30 @@ static void write_latte_model(const char *dir, const char *from, const char *to)
     memcpy(edited, scale, a);
     strcpy(edited + a, to);
     strcat(edited, at + strlen(from));
-    write_file(dir, "m/latte-fann.net", net, strlen(net));
-    write_file(dir, "m/latte-fann.scale.csv", edited, strlen(edited));
+    snprintf(out_name, sizeof out_name, "m/%s.net", name);
+    write_file(dir, out_name, net, strlen(net));
+    snprintf(out_name, sizeof out_name, "m/%s.scale.csv", name);
+    write_file(dir, out_name, edited, strlen(edited));
     free(net);
     free(scale);
     free(edited);
+}
+
+static void write_latte_model(const char *dir, const char *from, const char *to)
+{
+    write_model_edit(dir, "latte-fann", from, to);
+}
+
+/* approximation predictor: 'inputs' was cast to an unsigned int (1e300 has no value there), and a
+ * threshold outside (0, 1) was taken */
+static void make_approx_inputs(const char *dir)
+{
+    write_model_edit(dir, "approx-atax", "meta,inputs,1,", "meta,inputs,1e300,");
+}
+
+static void make_approx_threshold(const char *dir)
+{
+    write_model_edit(dir, "approx-atax", "meta,threshold,0.5,", "meta,threshold,1.5,");
 }
 
 /* meta margin = nan: every comparison with the margin was false, the decisions changed silently */
@@ -288,6 +310,11 @@ static const option_case cases[] = {
     /* ... an empty --data list printed an empty table and exited 0 */
     {NULL, NULL, NULL, NULL, NULL, "l1c-fann eval --data , --model-dir " GPUEST_SOURCE_DIR "/models", 2, "--data",
      "one or more label files"},
+    {NULL, NULL, NULL, NULL, make_approx_inputs, "approx predict --app atax --size 256 --max-error 0.1 --model-dir @/m",
+     2, "approx-atax.scale.csv:10:", "meta inputs = 1e+300: expected a whole number 0..7"},
+    {NULL, NULL, NULL, NULL, make_approx_threshold,
+     "approx predict --app atax --size 256 --max-error 0.1 --model-dir @/m", 2, "approx-atax.scale.csv:8:",
+     "expected a probability in (0, 1)"},
     /* ... options of the other action, or rule-target options with another target: ignored silently */
     {"l.csv", L1C_GOOD, NULL, NULL, NULL, L1C_EVAL GPUEST_SOURCE_DIR "/models --hidden 8", 2, "--hidden",
      "not an option of 'eval'"},
@@ -295,7 +322,7 @@ static const option_case cases[] = {
      "l1c-fann train --train @/l.csv --valid @/l.csv --model-dir @ --epochs 2 --target cost --margin 1", 2,
      "--margin with --target cost", "expected --target rule", "latte-fann.net"},
     /* ... a NaN metadata value or an infinite input range in the model was taken */
-    {"l.csv", L1C_GOOD, NULL, NULL, make_nan_margin, L1C_EVAL "@/m", 2, "latte-fann.scale.csv:", "finite number"},
+    {"l.csv", L1C_GOOD, NULL, NULL, make_nan_margin, L1C_EVAL "@/m", 2, "latte-fann.scale.csv:32:", "not NaN"},
     {"l.csv", L1C_GOOD, NULL, NULL, make_inf_range, L1C_EVAL "@/m", 2, "latte-fann.scale.csv:4:", "<min> <max>"},
     /* ... --epochs past 2^32 was cut to 1; a missing --model-dir failed after the training (exit 1) */
     {"l.csv", L1C_GOOD, NULL, NULL, NULL, "l1c-fann train --train @/l.csv --valid @/l.csv --model-dir @ --epochs 4294967297",
