@@ -33,6 +33,8 @@ int cli_args_next(cli_args_t *a);
 /* The value of the current option (inline or the next argument); NULL + message if missing. */
 const char *cli_args_value(cli_args_t *a);
 int cli_args_is(const cli_args_t *a, const char *name);
+/* 1 when a is a positional argument or an option named in names (NULL-terminated). */
+int cli_args_known(const cli_args_t *a, const char *const *names);
 /* Parse helpers that print a usage error naming the option; return 0 on success. */
 int cli_parse_int(const char *cmd, const char *opt, const char *s, long min, long max, long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max, double *out);
@@ -77,8 +79,21 @@ void cli_table_print(const cli_table_t *t, FILE *out);
 /* Writes header + rows to path atomically; returns 0 or prints and returns exit code. */
 int cli_table_write_csv(const cli_table_t *t, const char *path, const char *cmd);
 void cli_table_free(cli_table_t *t);
+/* For commands writing several files: the table written to path's temporary file but not yet
+ * renamed into place (w); commit each with cli_csv_commit once every output is staged, or
+ * gpuest_csv_writer_abort them all. Returns 0 or prints and returns the exit code (nothing left). */
+int cli_table_stage_csv(const cli_table_t *t, const char *path, const char *cmd, gpuest_csv_writer_t *w);
+int cli_csv_commit(gpuest_csv_writer_t *w, const char *cmd);
 
 /* Progress bar on stderr when it is a terminal, else NULL. */
 gpuest_progress_t *cli_progress(const char *label, unsigned long long total);
+
+/* Checks, before any long work, that an output file can be created: its folder exists, is a folder
+ * and is writable. Returns 0, or prints "gpuest CMD: --OPT PATH: ..." and returns 2 (a bad option
+ * value: the command would otherwise run for minutes and then fail, or commit some of its outputs
+ * and not the others). path NULL: nothing to check. */
+int cli_check_output(const char *cmd, const char *opt, const char *path);
+/* The same for a folder that files will be written into (--model-dir). */
+int cli_check_output_dir(const char *cmd, const char *opt, const char *dir);
 
 #endif

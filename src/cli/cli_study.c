@@ -26,6 +26,8 @@ void cli_study_init(cli_study_opts_t *o)
     o->pool_scoreboard = 0;
     o->pool_setres = 0;
     o->l1_fill_timing = 0;
+    o->workload_given = 0;
+    o->scale_given = 0;
 }
 
 int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
@@ -58,13 +60,15 @@ int cli_study_option(cli_study_opts_t *o, cli_args_t *a, const char *cmd)
     const char *v = cli_args_value(a);
     if (!v)
         return -1;
-    if (cli_args_is(a, "workload"))
+    if (cli_args_is(a, "workload")) {
         o->workload = v;
-    else if (cli_args_is(a, "scale")) {
+        o->workload_given = 1;
+    } else if (cli_args_is(a, "scale")) {
         if (gpuest_scale_parse(v, &o->scale) != GPUEST_OK) {
             cli_usage_error(cmd, "--scale %s: expected tiny, small or default", v);
             return -1;
         }
+        o->scale_given = 1;
     } else if (cli_args_is(a, "seed")) {
         if (cli_parse_u64(cmd, "seed", v, &o->seed))
             return -1;
@@ -126,10 +130,12 @@ int cli_study_parse(cli_study_opts_t *o, int argc, char **argv, const char *cmd,
             return cli_usage_error(cmd, "unexpected argument '%s'", a.name ? a.name : a.value);
     }
     int rc = cli_config_finish(&o->cc, cmd);
+    if (rc == 0)
+        rc = cli_check_output(cmd, "csv", o->csv);
     return rc != 0 ? rc : -1;
 }
 
-int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibration_t *c, char *path, size_t cap)
+int cli_study_load(cli_study_opts_t *o, const char *cmd, gpuest_calibration_t *c, char *path, size_t cap)
 {
     gpuest_error_t err;
     gpuest_error_clear(&err);
@@ -142,6 +148,16 @@ int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibratio
     }
     if (e != GPUEST_OK)
         return cli_report(cmd, e, &err);
+    /* Before, --workload bfs with a hotspot calibration estimated hotspot's model with bfs's
+     * technique data, silently; the file's own name could lie the same way. */
+    if ((o->workload_given || !o->calib_file) && strcmp(c->workload, o->workload) != 0)
+        return cli_usage_error(cmd, "%s: calibrated on workload %s, expected %s (%s)", path, c->workload, o->workload,
+                               o->calib_file ? "--workload" : "its file name");
+    if ((o->scale_given || !o->calib_file) && c->scale != o->scale)
+        return cli_usage_error(cmd, "%s: calibrated at scale %s, expected %s (%s)", path, gpuest_scale_name(c->scale),
+                               gpuest_scale_name(o->scale), o->calib_file ? "--scale" : "its file name");
+    o->workload = c->workload;
+    o->scale = c->scale;
     cli_study_warn_stale(cmd, path, c);
     c->pool_scoreboard = o->pool_scoreboard;
     c->pool_setres = o->pool_setres;

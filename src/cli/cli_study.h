@@ -24,6 +24,7 @@ typedef struct {
     int pool_scoreboard;   /* estimate, validate --pool-form scoreboard (study/pool_form.c); 0: token */
     int pool_setres;       /* estimate, validate --pool-setres on | off (default): WarpPool relieves the L1's set reservations */
     int l1_fill_timing;    /* estimate, validate --l1-fill-timing on | off (default): compressed-L1 walk fills timed */
+    int workload_given, scale_given; /* --workload, --scale on the command line (not the defaults) */
 } cli_study_opts_t;
 
 void cli_study_init(cli_study_opts_t *o);
@@ -37,8 +38,10 @@ int cli_study_parse(cli_study_opts_t *o, int argc, char **argv, const char *cmd,
 void cli_study_calib_path(const cli_study_opts_t *o, char *buf, size_t cap);
 /* Reads the calibration of o into c (path: cap bytes, filled with its path) and warns when it is
  * stale. Returns 0, or the exit code after printing the error (a missing file also prints the
- * calibrate command that makes it). */
-int cli_study_load(const cli_study_opts_t *o, const char *cmd, gpuest_calibration_t *c, char *path, size_t cap);
+ * calibrate command that makes it). A calibration of another workload or scale than --workload /
+ * --scale (or than its file name says) is refused; with --calibration FILE and neither option,
+ * o takes the file's workload and scale, so the technique transforms walk the calibrated workload. */
+int cli_study_load(cli_study_opts_t *o, const char *cmd, gpuest_calibration_t *c, char *path, size_t cap);
 /* One warning line on stderr when calibration c (read from path) was fitted on another simulator
  * generation or another machine than its preset in this build; the command goes on. */
 void cli_study_warn_stale(const char *cmd, const char *path, const gpuest_calibration_t *c);

@@ -1,9 +1,11 @@
 /* cli_util.c: option scanning, error reporting, configuration options, tables. */
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -79,6 +81,16 @@ const char *cli_args_value(cli_args_t *a)
 int cli_args_is(const cli_args_t *a, const char *name)
 {
     return a->name && strcmp(a->name, name) == 0;
+}
+
+int cli_args_known(const cli_args_t *a, const char *const *names)
+{
+    if (!a->name)
+        return 1;
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(a->name, names[i]) == 0)
+            return 1;
+    return 0;
 }
 
 int cli_parse_int(const char *cmd, const char *opt, const char *s, long min, long max, long *out)
@@ -277,21 +289,35 @@ void cli_table_print(const cli_table_t *t, FILE *out)
     }
 }
 
-int cli_table_write_csv(const cli_table_t *t, const char *path, const char *cmd)
+int cli_table_stage_csv(const cli_table_t *t, const char *path, const char *cmd, gpuest_csv_writer_t *w)
 {
     gpuest_error_t err;
     gpuest_error_clear(&err);
-    gpuest_csv_writer_t w;
-    gpuest_err rc = gpuest_csv_writer_open(&w, path, t->header, t->columns, &err);
-    for (size_t r = 0; rc == GPUEST_OK && r < t->rows; r++)
-        rc = gpuest_csv_write_row(&w, (const char *const *)&t->cells[r * t->columns], &err);
-    if (rc == GPUEST_OK)
-        rc = gpuest_csv_writer_commit(&w, &err);
-    else
-        gpuest_csv_writer_abort(&w);
+    gpuest_err rc = gpuest_csv_writer_open(w, path, t->header, t->columns, &err);
     if (rc != GPUEST_OK)
         return cli_report(cmd, rc, &err);
+    for (size_t r = 0; rc == GPUEST_OK && r < t->rows; r++)
+        rc = gpuest_csv_write_row(w, (const char *const *)&t->cells[r * t->columns], &err);
+    if (rc != GPUEST_OK) {
+        gpuest_csv_writer_abort(w);
+        return cli_report(cmd, rc, &err);
+    }
     return 0;
+}
+
+int cli_csv_commit(gpuest_csv_writer_t *w, const char *cmd)
+{
+    gpuest_error_t err;
+    gpuest_error_clear(&err);
+    gpuest_err rc = gpuest_csv_writer_commit(w, &err);
+    return rc == GPUEST_OK ? 0 : cli_report(cmd, rc, &err);
+}
+
+int cli_table_write_csv(const cli_table_t *t, const char *path, const char *cmd)
+{
+    gpuest_csv_writer_t w;
+    int rc = cli_table_stage_csv(t, path, cmd, &w);
+    return rc != 0 ? rc : cli_csv_commit(&w, cmd);
 }
 
 void cli_table_free(cli_table_t *t)
@@ -305,4 +331,48 @@ void cli_table_free(cli_table_t *t)
 gpuest_progress_t *cli_progress(const char *label, unsigned long long total)
 {
     return gpuest_progress_create(stderr, label, total);
+}
+
+/* ------------------------------------------------------------ outputs checked before the work */
+
+int cli_check_output_dir(const char *cmd, const char *opt, const char *dir)
+{
+    if (!dir)
+        return 0;
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return cli_usage_error(cmd, "--%s %s: expected an existing folder (%s)", opt, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return cli_usage_error(cmd, "--%s %s: expected a folder, not a file", opt, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_usage_error(cmd, "--%s %s: expected a folder this user can write into", opt, dir);
+    return 0;
+}
+
+int cli_check_output(const char *cmd, const char *opt, const char *path)
+{
+    if (!path)
+        return 0;
+    if (path[0] == '\0')
+        return cli_usage_error(cmd, "--%s: expected a file name, got an empty one", opt);
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (slash && slash[1] == '\0')
+        return cli_usage_error(cmd, "--%s %s: expected a file name, got a folder", opt, path);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cli_usage_error(cmd, "--%s %s: expected a file name, got a folder", opt, path);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cli_usage_error(cmd, "--%s %s: expected a file in an existing folder (the folder %s does not exist)",
+                               opt, path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_usage_error(cmd, "--%s %s: expected a file in a folder this user can write into (%s)", opt, path,
+                               dir);
+    return 0;
 }

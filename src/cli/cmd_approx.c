@@ -511,7 +511,7 @@ static int do_predict(const opts_t *o)
     gpuest_error_t err;
     gpuest_error_clear(&err);
     gpuest_learn_net_t *net = NULL;
-    gpuest_err e = gpuest_learn_net_load(net_path, scale_path, 4, NLEV, &net, &err);
+    gpuest_err e = gpuest_learn_approx_load(net_path, scale_path, &net, &err);
     if (e != GPUEST_OK) {
         int code = cli_report(CMD, e, &err);
         fprintf(stderr, "(train the model with 'gpuest approx collect --app %s' and 'gpuest approx train --app %s')\n",
@@ -699,7 +699,7 @@ static int do_eval(const opts_t *o)
         memset(&s, 0, sizeof s);
         gpuest_learn_net_t *net = NULL;
         double t0 = now_s();
-        gpuest_err e = gpuest_learn_net_load(net_path, scale_path, 4, NLEV, &net, &err);
+        gpuest_err e = gpuest_learn_approx_load(net_path, scale_path, &net, &err);
         if (e == GPUEST_OK)
             e = load_sets(apps[i], data, &s, &err);
         gpuest_learn_approx_eval_t r, lk;

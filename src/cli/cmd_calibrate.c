@@ -46,6 +46,12 @@ int cli_cmd_calibrate(int argc, char **argv)
         e = gpuest_calibration_read(path, &c, &err);
         if (e == GPUEST_OK && strcmp(c.preset, o.cc.cfg.name) != 0)
             e = gpuest_fail(&err, GPUEST_EINVAL, "%s was made on %s, not %s", path, c.preset, o.cc.cfg.name);
+        /* --workload / --scale that the file does not hold were ignored: the file's runs were refitted */
+        if (e == GPUEST_OK && (o.workload_given || !o.calib_file) && strcmp(c.workload, o.workload) != 0)
+            e = gpuest_fail(&err, GPUEST_EINVAL, "%s holds runs of %s, not %s", path, c.workload, o.workload);
+        if (e == GPUEST_OK && (o.scale_given || !o.calib_file) && c.scale != o.scale)
+            e = gpuest_fail(&err, GPUEST_EINVAL, "%s holds runs at scale %s, not %s", path, gpuest_scale_name(c.scale),
+                            gpuest_scale_name(o.scale));
         if (e == GPUEST_OK)
             cli_study_warn_stale(CMD, path, &c); /* the stored runs stay those of the machine they came from */
         if (e == GPUEST_OK && !(c.warp_profile[1] > 0)) /* a file of the token model: walk the workload once */

@@ -1,4 +1,5 @@
 /* cmd_estimate.c: 'gpuest estimate': calibrated estimates with intervals, one point or a batch. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -56,10 +57,51 @@ static int batch_point(const gpuest_config_t *base, char *line, const char *file
         if (gpuest_config_set(out, t, origin, &err) != GPUEST_OK)
             return cli_report(CMD, GPUEST_EPARSE, &err);
     if (gpuest_config_validate(out, &err) != GPUEST_OK) {
-        fprintf(stderr, "gpuest %s: %s: %s\n", CMD, origin, err.msg);
+        /* the message names the key's origin (this file and line) where one key is to blame */
+        if (strncmp(err.msg, origin, strlen(origin)) == 0)
+            fprintf(stderr, "gpuest %s: error: %s\n", CMD, err.msg);
+        else
+            fprintf(stderr, "gpuest %s: error: %s: %s\n", CMD, origin, err.msg);
         return 2;
     }
     return 0;
+}
+
+#define BATCH_LINE_MAX 2047 /* characters of one design point's line */
+
+/* Reads the next line of a batch file into line (BATCH_LINE_MAX + 1 bytes, without its newline).
+ * Returns 1 for a line, 0 at the end, or an exit code + 2 (printed): a line longer than the limit
+ * (fgets used to cut it in two points) or one holding a NUL byte (its tail was dropped silently). */
+static int batch_line(FILE *f, const char *file, int lineno, char *line)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = getc(f)) != EOF && ch != '\n') {
+        if (ch == '\0') {
+            fprintf(stderr, "gpuest %s: error: %s:%d: binary data (a NUL byte); expected design-point text\n", CMD,
+                    file, lineno);
+            return 2 + 2;
+        }
+        if (n == BATCH_LINE_MAX) {
+            fprintf(stderr, "gpuest %s: error: %s:%d: line longer than %d characters\n", CMD, file, lineno,
+                    BATCH_LINE_MAX);
+            return 2 + 2;
+        }
+        line[n++] = (char)ch;
+    }
+    line[n] = '\0';
+    if (ch == EOF && ferror(f)) {
+        fprintf(stderr, "gpuest %s: error: %s:%d: read error\n", CMD, file, lineno);
+        return 1 + 2;
+    }
+    return ch == EOF && n == 0 ? 0 : 1;
+}
+
+/* A comment line: '#' after optional blanks. */
+static int batch_comment(const char *line)
+{
+    line += strspn(line, " \t\r");
+    return line[0] == '#';
 }
 
 /* The techniques' transform for cfg (*use = NULL when none is on), built in study so that
@@ -151,10 +193,10 @@ int cli_cmd_estimate(int argc, char **argv)
         FILE *f = fopen(o.batch, "r");
         if (!f) {
             cli_table_free(&t);
-            fprintf(stderr, "gpuest %s: cannot open %s\n", CMD, o.batch);
+            fprintf(stderr, "gpuest %s: error: --batch %s: cannot open: %s\n", CMD, o.batch, strerror(errno));
             return 2;
         }
-        char line[2048];
+        char line[BATCH_LINE_MAX + 1];
         int lineno = 0;
         gpuest_study_batch_t *batch = NULL; /* points share the network part of the model */
         e = gpuest_study_batch_create(&batch, &err);
@@ -163,11 +205,11 @@ int cli_cmd_estimate(int argc, char **argv)
             cli_table_free(&t);
             return cli_report(CMD, e, &err);
         }
-        while (fgets(line, sizeof line, f)) {
-            lineno++;
-            if (line[0] == '#')
+        int points = 0, got;
+        while ((got = batch_line(f, o.batch, ++lineno, line)) == 1) {
+            if (batch_comment(line))
                 continue;
-            line[strcspn(line, "\n")] = '\0';
+            points++;
             char name[64];
             snprintf(name, sizeof name, "line%d", lineno);
             gpuest_config_t cfg;
@@ -195,6 +237,16 @@ int cli_cmd_estimate(int argc, char **argv)
         }
         fclose(f);
         gpuest_study_batch_destroy(batch);
+        if (got > 1) {
+            cli_table_free(&t);
+            return got - 2;
+        }
+        if (points == 0) { /* an empty file gave an empty table (and CSV) and exit status 0 */
+            cli_table_free(&t);
+            fprintf(stderr, "gpuest %s: error: %s:%d: no design point (expected one line a point; an empty line is "
+                            "the machine as given)\n", CMD, o.batch, lineno > 1 ? lineno - 1 : 1);
+            return 2;
+        }
     }
     printf("estimate of %s on %s (calibration %s; %.0f %% intervals; latencies in core cycles)\n", c.workload,
            o.cc.cfg.name, path, 100 * o.confidence);

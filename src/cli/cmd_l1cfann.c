@@ -64,6 +64,7 @@ typedef struct {
     int col_crule;
     double *crule; /* rows: the rule's cost (per-EP rows: the cost of the rule's choice) */
     int *plabel;   /* rows: the label as an output index, -1 the rule */
+    int header_seen; /* the file being read had its header (an empty file has none) */
 } rows_t;
 
 static int out_index(int mode) { return mode == GPUEST_L1C_BDI ? 1 : mode == GPUEST_L1C_SC ? 2 : 0; }
@@ -109,8 +110,13 @@ static gpuest_err num(const rows_t *r, size_t line, const char *s, double *v, gp
 static gpuest_err data_row(void *ctx, size_t line, const char *const *f, size_t n, gpuest_error_t *err)
 {
     rows_t *r = ctx;
-    if (line == 1)
+    if (line == 1) {
+        r->header_seen = 1;
         return header_row(r, f, n, err);
+    }
+    if (!r->header_seen) /* the header must be line 1: the columns are found by name there */
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected the header on line 1 (a blank line 1?)", r->path,
+                           line);
     int last = r->col_label > r->col_crule ? r->col_label : r->col_crule;
     if (n <= (size_t)last)
         return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected %d fields", r->path, line, last + 1);
@@ -121,9 +127,21 @@ static gpuest_err data_row(void *ctx, size_t line, const char *const *f, size_t 
         GPUEST_TRY(num(r, line, f[r->col_cost[i]], &c[i], err));
     GPUEST_TRY(num(r, line, f[r->col_label], &label, err));
     GPUEST_TRY(num(r, line, f[r->col_rule], &rule, err));
-    if (r->form == 1)
+    /* rule_choice indexes the costs: any other number used to read as none (and one past INT_MAX
+     * overflowed the int conversion) */
+    if (rule != GPUEST_L1C_NONE && rule != GPUEST_L1C_BDI && rule != GPUEST_L1C_SC)
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected a rule_choice 0, 1 or 2, got '%s'", r->path, line,
+                           f[r->col_rule]);
+    for (int i = 0; i < NO; i++)
+        if (c[i] < 0)
+            return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected cycles >= 0, got '%s'", r->path, line,
+                               f[r->col_cost[i]]);
+    if (r->form == 1) {
         GPUEST_TRY(num(r, line, f[r->col_crule], &crule, err));
-    else
+        if (!(crule > 0)) /* the savings are shares of it (a 0 printed inf / nan savings) */
+            return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected cycles_rule > 0, got '%s'", r->path, line,
+                               f[r->col_crule]);
+    } else
         crule = c[out_index((int)rule)];
     int rule_keeps = r->form == 1 && label == -1;
     if (!rule_keeps && label != GPUEST_L1C_NONE && label != GPUEST_L1C_BDI && label != GPUEST_L1C_SC)
@@ -187,7 +205,11 @@ static gpuest_err read_list_opt(rows_t *r, const char *list, int allow_empty, gp
             break;
         }
         r->path = p;
+        r->header_seen = 0;
         rc = gpuest_csv_read(p, data_row, r, err);
+        if (rc == GPUEST_OK && !r->header_seen) /* an empty file read as a run with no labelled EP */
+            rc = gpuest_fail(err, GPUEST_EPARSE, "%s:1: expected the header of 'gpuest simulate --l1c-oracle' "
+                                                 "labels (the file is empty)", p);
         r->file_end[r->files++] = r->d.rows;
     }
     r->path = NULL;
@@ -437,6 +459,9 @@ static int parse(args_t *o, int argc, char **argv)
     }
     if (o->hidden > 1000)
         return cli_usage_error(CMD, "--hidden: expected 1 to 1000, got %llu", o->hidden);
+    /* the trainer takes an unsigned int: 2^32 + 1 epochs used to train one */
+    if (o->epochs < 1 || o->epochs > 1000000)
+        return cli_usage_error(CMD, "--epochs %llu: expected 1 to 1000000", o->epochs);
     return 0;
 }
 
@@ -450,6 +475,8 @@ static int cmd_train(const args_t *o)
 {
     if (!o->train || !o->valid)
         return cli_usage_error(CMD, "train needs --train and --valid (try --help)");
+    if (cli_check_output_dir(CMD, "model-dir", o->model_dir)) /* before the training, not after it */
+        return 2;
     if (o->target && strcmp(o->target, "label") != 0 && strcmp(o->target, "cost") != 0 &&
         strcmp(o->target, "rule") != 0)
         return cli_usage_error(CMD, "--target: expected label, cost or rule, got '%s'", o->target);
@@ -625,12 +652,14 @@ static int cmd_eval(const args_t *o)
     char *copy = rc == GPUEST_OK ? gpuest_strdup(o->data) : NULL;
     if (rc == GPUEST_OK && !copy)
         rc = gpuest_fail(&err, GPUEST_ENOMEM, "out of memory");
-    if (rc == GPUEST_OK)
+    int nfiles = 0;
+    if (rc == GPUEST_OK && strspn(o->data, ",") < strlen(o->data))
         printf("%-40s %6s %8s %10s %8s %10s\n", "file", "eps", "fann_ok", "fann_regr%", "rule_ok", "rule_regr%");
     for (char *save = NULL, *p = copy ? strtok_r(copy, ",", &save) : NULL; p && rc == GPUEST_OK;
          p = strtok_r(NULL, ",", &save)) {
         rows_t r;
         rows_init(&r);
+        nfiles++;
         rc = read_list_opt(&r, p, 1, &err);
         if (rc == GPUEST_OK && r.form >= 0 && (r.form == 1) != (period > 0))
             rc = gpuest_fail(&err, GPUEST_EINVAL, "%s: %s labels, but the model in %s decides %s", p,
@@ -647,6 +676,8 @@ static int cmd_eval(const args_t *o)
     }
     free(copy);
     gpuest_learn_net_destroy(net);
+    if (rc == GPUEST_OK && nfiles == 0) /* "--data ," used to print an empty table and exit 0 */
+        return cli_usage_error(CMD, "--data '%s': expected one or more label files, comma-separated", o->data);
     return rc == GPUEST_OK ? 0 : cli_report(CMD, rc, &err);
 }
 
@@ -660,6 +691,20 @@ int cli_cmd_l1cfann(int argc, char **argv)
     int prc = parse(&o, argc - 1, argv + 1);
     if (prc)
         return prc < 0 ? 0 : prc;
+    /* options of the other action were ignored silently */
+    const char *foreign = NULL;
+    if (strcmp(argv[1], "train") == 0 && o.data)
+        foreign = "--data (eval's)";
+    if (strcmp(argv[1], "eval") == 0)
+        foreign = o.train ? "--train" : o.valid ? "--valid" : o.target ? "--target" : o.guard_arg ? "--range-guard"
+                  : o.select ? "--select" : o.margin_arg ? "--margin" : o.spans ? "--spans" : o.hidden ? "--hidden"
+                  : NULL;
+    if (foreign)
+        return cli_usage_error(CMD, "%s: not an option of '%s'", foreign, argv[1]);
+    /* --margin and --spans shape rule targets only */
+    if (o.target && strcmp(o.target, "rule") != 0 && (o.margin_arg || (o.spans && strcmp(o.spans, "p99") == 0)))
+        return cli_usage_error(CMD, "%s with --target %s: expected --target rule (they shape rule targets only)",
+                               o.margin_arg ? "--margin" : "--spans p99", o.target);
     if (strcmp(argv[1], "train") == 0)
         return cmd_train(&o);
     if (strcmp(argv[1], "eval") == 0)

@@ -103,6 +103,28 @@ typedef struct {
     const char *save_calib; /* --save-calibration FILE: the calibration used (made or read), for --calibration */
 } run_opts_t;
 
+/* --csv and --save-calibration, written at the end: the calibration used to be saved as soon as it
+ * was made, and stayed when a later step failed. The table is staged, the calibration written,
+ * then the table renamed into place (or dropped when the calibration could not be written). */
+static int save_outputs(const cli_table_t *t, const gpuest_calibration_t *c, const run_opts_t *o)
+{
+    gpuest_csv_writer_t w;
+    int rc = o->csv ? cli_table_stage_csv(t, o->csv, CMD, &w) : 0;
+    if (rc != 0)
+        return rc;
+    if (o->save_calib) {
+        gpuest_error_t err;
+        gpuest_error_clear(&err);
+        gpuest_err e = gpuest_calibration_write(c, o->save_calib, &err);
+        if (e != GPUEST_OK) {
+            if (o->csv)
+                gpuest_csv_writer_abort(&w);
+            return cli_report(CMD, e, &err);
+        }
+    }
+    return o->csv ? cli_csv_commit(&w, CMD) : 0;
+}
+
 static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
 {
     gpuest_error_t err;
@@ -115,6 +137,10 @@ static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
         if (e == GPUEST_OK && (strcmp(c.preset, cfg->name) != 0 || strcmp(c.workload, o->workload) != 0))
             e = gpuest_fail(&err, GPUEST_EINVAL, "%s was made for %s on %s, not %s on %s", o->calib_file, c.workload,
                             c.preset, o->workload, cfg->name);
+        /* the scale too: a tiny calibration against small detailed runs gave errors that meant nothing */
+        if (e == GPUEST_OK && c.scale != o->scale)
+            e = gpuest_fail(&err, GPUEST_EINVAL, "%s was made at scale %s, not %s (--scale)", o->calib_file,
+                            gpuest_scale_name(c.scale), gpuest_scale_name(o->scale));
         if (e != GPUEST_OK)
             return cli_report(CMD, e, &err);
         printf("\n1. calibration: read from %s (no sampled runs; %d runs, fitted %s)\n", o->calib_file, c.nruns,
@@ -131,8 +157,6 @@ static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
             printf("   %-10s sampled IPC %8.2f (+-%4.1f %% se)  AMAT %7.1f (+-%4.1f %% se)\n", c.runs[i].label,
                    c.runs[i].ipc, 100 * c.runs[i].ipc_cv, c.runs[i].amat, 100 * c.runs[i].amat_cv);
     }
-    if (o->save_calib && (e = gpuest_calibration_write(&c, o->save_calib, &err)) != GPUEST_OK)
-        return cli_report(CMD, e, &err);
     printf("   model %s; alpha %.3f, eta %.3f, kappa %.3f; fit RMS %.1f %%, leave-one-out IPC %.1f %%\n",
            c.warp_profile[1] > 0 ? "scoreboard" : "token", c.fit.params.alpha, c.fit.params.eta, c.fit.params.kappa,
            100 * c.fit.rms_rel_error, 100 * c.cv_ipc);
@@ -221,7 +245,7 @@ static int hybrid(const gpuest_config_t *cfg, const run_opts_t *o)
     printf("IPC error over the %d simulated points: mean |error| %.1f %%, intervals covering %d/%d\n", nval,
            sum_err / (nval ? nval : 1), cov, nval);
     times("gpuest run: total %.1f s\n", wall_now() - t0);
-    int rc = o->csv ? cli_table_write_csv(&t, o->csv, CMD) : 0;
+    int rc = save_outputs(&t, &c, o);
     cli_table_free(&t);
     return rc;
 }
@@ -243,6 +267,10 @@ int cli_cmd_run(int argc, char **argv)
             return 2;
         if (used > 0)
             continue;
+        static const char *const valued[] = {"workload", "scale", "seed", "calibration", "csv", "save-calibration",
+                                             NULL};
+        if (!cli_args_known(&a, valued)) /* not "--bogus needs a value" */
+            return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
         const char *v = a.name ? cli_args_value(&a) : NULL;
         if (a.name && !v)
             return 2;
@@ -265,6 +293,10 @@ int cli_cmd_run(int argc, char **argv)
         }
     }
     int rc = cli_config_finish(&cc, CMD);
+    if (rc == 0)
+        rc = cli_check_output(CMD, "csv", o.csv);
+    if (rc == 0)
+        rc = cli_check_output(CMD, "save-calibration", o.save_calib);
     if (rc != 0)
         return rc;
     if (gpuest_study_any_technique(&cc.cfg))

@@ -165,6 +165,10 @@ int cli_cmd_sample(int argc, char **argv)
             bias_check = 1;
             continue;
         }
+        static const char *const valued[] = {"workload", "csv", "scale", "seed", "sample-seed", "units", "unit-insts",
+                                             "ff-pool", "warm", "warm-amats", "confidence", "target", NULL};
+        if (!cli_args_known(&a, valued)) /* not "--bogus needs a value" */
+            return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
         const char *v = a.name ? cli_args_value(&a) : NULL;
         if (a.name && !v)
             return 2;
@@ -189,6 +193,9 @@ int cli_cmd_sample(int argc, char **argv)
         } else if (cli_args_is(&a, "unit-insts")) {
             if (cli_parse_u64(CMD, "unit-insts", v, &ull))
                 return 2;
+            if (ull == 0) /* the library reads 0 as "the default": said nowhere, so refused */
+                return cli_usage_error(CMD, "--unit-insts 0: expected a positive count of warp instructions "
+                                            "(leave the option out for the default, 1000 x SMs)");
             so.unit_insts = ull;
         } else if (cli_args_is(&a, "ff-pool")) {
             if (cli_parse_int(CMD, "ff-pool", v, 0, 64, &lv))
@@ -212,8 +219,18 @@ int cli_cmd_sample(int argc, char **argv)
         }
     }
     int rc = cli_config_finish(&cc, CMD);
+    if (rc == 0)
+        rc = cli_check_output(CMD, "csv", csv);
     if (rc != 0)
         return rc;
+    /* Options that had no effect, silently: a reference run has no fast-forward to warm or shape,
+     * and the pool is the back-pressure schedule's. */
+    if (so.reference && (so.cold || ff_plain || ff_bp || ff_ms || ff_l2 || so.ff_gather || so.ff_pool > 0))
+        return cli_usage_error(CMD, "--reference runs every gap in detail: expected no fast-forward option with it "
+                                    "(--cold, --ff-*)");
+    if (so.ff_pool > 0 && (ff_plain || so.ff_gather) && !ff_bp)
+        return cli_usage_error(CMD, "--ff-pool %d: expected with the back-pressure fast-forward (the default, or "
+                                    "--ff-backpressure with --ff-plain)", so.ff_pool);
     so.seed = have_sample_seed ? sample_seed : seed; /* where the units fall; --seed is the input's */
     if (ff_plain || so.ff_gather) {
         so.ff_backpressure = ff_bp;

@@ -58,7 +58,11 @@ typedef struct {
     const char *csv, *samples, *links, *l1c_oracle, *l1c_continue;
     unsigned long long max_cycles, max_insts, watchdog, l1c_horizon, l1c_every;
     cli_config_t mc;
+    int l1c_horizon_given, l1c_every_given;
 } sim_args_t;
+
+/* --l1c-horizon, --l1c-every: at most this many EPs (a run of the largest workloads has about 10^5) */
+#define L1C_COUNT_MAX 1000000
 
 static int parse_args(sim_args_t *o, int argc, char **argv)
 {
@@ -97,6 +101,8 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
         } else if (num) {
             if (!(v = cli_args_value(&a)) || cli_parse_u64(a.cmd, a.name, v, num) != 0)
                 return 2;
+            o->l1c_horizon_given |= num == &o->l1c_horizon;
+            o->l1c_every_given |= num == &o->l1c_every;
         } else {
             return cli_usage_error(a.cmd, "unknown option --%s (try --help)", a.name);
         }
@@ -109,6 +115,24 @@ static int parse_args(sim_args_t *o, int argc, char **argv)
         strcmp(o->l1c_continue, "period") != 0)
         return cli_usage_error(a.cmd, "--l1c-continue: expected 'hold', 'rule' or 'period', got '%s'",
                                o->l1c_continue);
+    /* the labelling options act only with --l1c-oracle: before, they were ignored without it, and
+     * 0 or a count past 2^32 (cut to 32 bits) silently became the default 1 */
+    if (rc == 0 && !o->l1c_oracle && (o->l1c_continue || o->l1c_horizon_given || o->l1c_every_given))
+        return cli_usage_error(a.cmd, "--%s: expected together with --l1c-oracle FILE (it changes how the oracle "
+                                      "labels EPs)",
+                               o->l1c_continue ? "l1c-continue" : o->l1c_horizon_given ? "l1c-horizon" : "l1c-every");
+    if (rc == 0 && o->l1c_horizon_given && (o->l1c_horizon < 1 || o->l1c_horizon > L1C_COUNT_MAX))
+        return cli_usage_error(a.cmd, "--l1c-horizon %llu: expected 1..%d EPs", o->l1c_horizon, L1C_COUNT_MAX);
+    if (rc == 0 && o->l1c_every_given && (o->l1c_every < 1 || o->l1c_every > L1C_COUNT_MAX))
+        return cli_usage_error(a.cmd, "--l1c-every %llu: expected 1..%d", o->l1c_every, L1C_COUNT_MAX);
+    if (rc == 0)
+        rc = cli_check_output(a.cmd, "csv", o->csv);
+    if (rc == 0)
+        rc = cli_check_output(a.cmd, "samples", o->samples);
+    if (rc == 0)
+        rc = cli_check_output(a.cmd, "links", o->links);
+    if (rc == 0)
+        rc = cli_check_output(a.cmd, "l1c-oracle", o->l1c_oracle);
     return rc;
 }
 
@@ -217,36 +241,64 @@ static void show_row(cli_table_t *t, const gpuest_sim_stats_t *s)
                    U(s->flits[1]), s->intercore_locality[3]);
 }
 
-static int write_samples(const gpuest_sim_result_t *r, const char *path)
+static void samples_table(const gpuest_sim_result_t *r, cli_table_t *t)
 {
     static const char *const h[] = {"cycle", "kernel", "sm", "avail_warps", "cycles_per_schedule"};
-    cli_table_t t;
-    if (cli_table_init(&t, h, 5) != 0)
-        return 1;
+    cli_table_init(t, h, 5);
     for (size_t i = 0; i < r->num_samples; i++) {
         const gpuest_sim_sample_t *s = &r->samples[i];
-        cli_table_addf(&t, "%llu\t%d\t%d\t%.4f\t%.4f", U(s->cycle), s->kernel, s->sm, s->avail_warps,
+        cli_table_addf(t, "%llu\t%d\t%d\t%.4f\t%.4f", U(s->cycle), s->kernel, s->sm, s->avail_warps,
                        s->cycles_per_schedule);
     }
-    int rc = cli_table_write_csv(&t, path, "simulate");
-    cli_table_free(&t);
-    return rc;
 }
 
-static int write_links(const gpuest_sim_result_t *r, const char *path)
+static void links_table(const gpuest_sim_result_t *r, cli_table_t *t)
 {
     static const char *const h[] = {"net", "src_node", "dst_node", "kind", "flits", "utilization"};
-    cli_table_t t;
-    if (cli_table_init(&t, h, 6) != 0)
-        return 1;
+    cli_table_init(t, h, 6);
     static const char *const kinds[] = {"router", "inject", "eject"};
     for (size_t i = 0; i < r->num_links; i++) {
         const gpuest_sim_link_t *l = &r->links[i];
-        cli_table_addf(&t, "%d\t%d\t%d\t%s\t%llu\t%.5f", l->net, l->src_node, l->dst_node,
+        cli_table_addf(t, "%d\t%d\t%d\t%s\t%llu\t%.5f", l->net, l->src_node, l->dst_node,
                        (unsigned)l->kind < 3 ? kinds[l->kind] : "?", U(l->flits), l->utilization);
     }
-    int rc = cli_table_write_csv(&t, path, "simulate");
-    cli_table_free(&t);
+}
+
+/* --csv, --samples and --links: all three are written to temporary files first and renamed only
+ * when every one is complete (before, a --links that could not be written left --csv behind). */
+static int write_outputs(const sim_args_t *o, const gpuest_sim_result_t *r, const cli_table_t *csv)
+{
+    cli_table_t st, lt;
+    samples_table(r, &st);
+    links_table(r, &lt);
+    const cli_table_t *tabs[3];
+    const char *paths[3];
+    int n = 0;
+    if (o->csv) {
+        tabs[n] = csv;
+        paths[n++] = o->csv;
+    }
+    if (o->samples) {
+        tabs[n] = &st;
+        paths[n++] = o->samples;
+    }
+    if (o->links) {
+        tabs[n] = &lt;
+        paths[n++] = o->links;
+    }
+    gpuest_csv_writer_t w[3];
+    int rc = 0, staged = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        if ((rc = cli_table_stage_csv(tabs[i], paths[i], "simulate", &w[i])) == 0)
+            staged++;
+    for (int i = 0; i < staged; i++) {
+        if (rc != 0)
+            gpuest_csv_writer_abort(&w[i]);
+        else
+            rc = cli_csv_commit(&w[i], "simulate");
+    }
+    cli_table_free(&st);
+    cli_table_free(&lt);
     return rc;
 }
 
@@ -273,13 +325,7 @@ static int report(const sim_args_t *o, const char *wl_name, const gpuest_sim_res
     printf("workload %s on %s (latencies in core cycles%s)\n", wl_name, o->mc.cfg.name,
            r->stopped_by_limit ? "; * = cut short by a limit" : "");
     cli_table_print(&show, stdout);
-    int rc = 0;
-    if (o->csv)
-        rc = cli_table_write_csv(&csv, o->csv, "simulate");
-    if (rc == 0 && o->samples)
-        rc = write_samples(r, o->samples);
-    if (rc == 0 && o->links)
-        rc = write_links(r, o->links);
+    int rc = write_outputs(o, r, &csv);
     cli_table_free(&show);
     cli_table_free(&csv);
     double w = r->wall_seconds > 1e-9 ? r->wall_seconds : 1e-9;

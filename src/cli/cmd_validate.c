@@ -27,8 +27,11 @@ static void help(FILE *out)
                  "  --csv FILE             one row per point\n  --confidence C         interval level (0.95)\n");
 }
 
-/* --truth-csv: the detailed runs of an earlier 'validate --csv' (columns point, ipc_sim, amat_sim, sim_s). */
+/* --truth-csv: the detailed runs of an earlier 'validate --csv' (columns point, ipc_sim, amat_sim, sim_s).
+ * Every message names the file and the line; a point named twice is refused (which row would the
+ * validation take?), and so is a file with no header at all (an empty file). */
 typedef struct {
+    const char *path;
     gpuest_study_run_t *t;
     int n;
     int c_point, c_ipc, c_amat, c_sim;
@@ -37,28 +40,40 @@ typedef struct {
 static gpuest_err truth_row(void *vctx, size_t line, const char *const *f, size_t nf, gpuest_error_t *err)
 {
     truth_ctx_t *c = vctx;
-    if (line == 1) {
+    if (c->c_point < 0) { /* the first record is the header, whatever line it is on */
         for (size_t i = 0; i < nf; i++) {
             if (strcmp(f[i], "point") == 0) c->c_point = (int)i;
             if (strcmp(f[i], "ipc_sim") == 0) c->c_ipc = (int)i;
             if (strcmp(f[i], "amat_sim") == 0) c->c_amat = (int)i;
             if (strcmp(f[i], "sim_s") == 0) c->c_sim = (int)i;
         }
-        if (c->c_point < 0 || c->c_ipc < 0 || c->c_amat < 0 || c->c_sim < 0)
-            return gpuest_fail(err, GPUEST_EPARSE, "line 1: expected the columns point, ipc_sim, amat_sim and sim_s "
-                                                   "of 'gpuest validate --csv'");
+        if (c->c_point < 0 || c->c_ipc < 0 || c->c_amat < 0 || c->c_sim < 0) {
+            c->c_point = -1;
+            return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected the columns point, ipc_sim, amat_sim and sim_s "
+                                                   "of 'gpuest validate --csv'", c->path, line);
+        }
         return GPUEST_OK;
     }
     if (c->n >= 32)
-        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: more than 32 points", line);
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: more than 32 points", c->path, line);
     gpuest_study_run_t *r = &c->t[c->n];
     memset(r, 0, sizeof *r);
     if ((size_t)c->c_sim >= nf || (size_t)c->c_point >= nf || (size_t)c->c_ipc >= nf || (size_t)c->c_amat >= nf)
-        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: %zu fields, fewer than the header's", line, nf);
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: %zu fields, fewer than the header's", c->path, line, nf);
+    if (f[c->c_point][0] == '\0' || strlen(f[c->c_point]) >= sizeof r->label)
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected a point name of 1 to %zu characters in column 'point'",
+                           c->path, line, sizeof r->label - 1);
     snprintf(r->label, sizeof r->label, "%s", f[c->c_point]);
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->t[i].label, r->label) == 0)
+            return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: point '%s' appears twice (expected one row a point)",
+                               c->path, line, r->label);
+    /* sim_s feeds the speedup the summary prints: a NaN or a negative time is as wrong as a bad IPC */
     if (gpuest_parse_double(f[c->c_ipc], &r->ipc) != GPUEST_OK || gpuest_parse_double(f[c->c_amat], &r->amat) != GPUEST_OK ||
-        gpuest_parse_double(f[c->c_sim], &r->sim_seconds) != GPUEST_OK || !(r->ipc > 0) || !(r->amat > 0))
-        return gpuest_fail(err, GPUEST_EPARSE, "line %zu: ipc_sim, amat_sim and sim_s must be numbers (> 0)", line);
+        gpuest_parse_double(f[c->c_sim], &r->sim_seconds) != GPUEST_OK || !(r->ipc > 0) || !(r->amat > 0) ||
+        !isfinite(r->ipc) || !isfinite(r->amat) || !(r->sim_seconds >= 0) || !isfinite(r->sim_seconds))
+        return gpuest_fail(err, GPUEST_EPARSE, "%s:%zu: expected ipc_sim and amat_sim finite numbers > 0 and sim_s "
+                                               "a finite number >= 0", c->path, line);
     c->n++;
     return GPUEST_OK;
 }
@@ -120,8 +135,11 @@ int cli_cmd_validate(int argc, char **argv)
     static gpuest_study_run_t truths[32];
     int ntruths = 0;
     if (o.truth_csv) {
-        truth_ctx_t tc = {truths, 0, -1, -1, -1, -1};
+        truth_ctx_t tc = {o.truth_csv, truths, 0, -1, -1, -1, -1};
         e = gpuest_csv_read(o.truth_csv, truth_row, &tc, &err);
+        if (e == GPUEST_OK && tc.c_point < 0)
+            e = gpuest_fail(&err, GPUEST_EPARSE, "%s:1: expected the header point,ipc_sim,amat_sim,sim_s of 'gpuest "
+                                                 "validate --csv' (the file is empty)", o.truth_csv);
         if (e != GPUEST_OK) {
             gpuest_progress_finish(pr);
             return cli_report(CMD, e, &err);
@@ -138,6 +156,11 @@ int cli_cmd_validate(int argc, char **argv)
         n += nt;
     }
     gpuest_progress_finish(pr);
+    if (e == GPUEST_ENOKEY && o.truth_csv) { /* the library does not know which file held the truths */
+        fprintf(stderr, "gpuest %s: error: %s: %s (expected a row for every held-out point; --simulate-missing "
+                        "runs the missing ones in detail)\n", CMD, o.truth_csv, err.msg);
+        return gpuest_exit_code(e);
+    }
     if (e != GPUEST_OK)
         return cli_report(CMD, e, &err);
     static const char *const header[] = {"point", "sets", "ipc_sim", "ipc", "ipc_lo", "ipc_hi", "ipc_err_pct",

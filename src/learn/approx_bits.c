@@ -260,6 +260,58 @@ gpuest_err gpuest_learn_approx_train(const gpuest_learn_approx_set_t *sets, size
 
 /* ------------------------------------------------------------ decision */
 
+/* ------------------------------------------------------------ loading */
+
+/* The line of `meta,<name>,` in a scaling file (0 when it cannot be found); error path only. */
+static size_t meta_line(const char *scale_path, const char *name)
+{
+    FILE *f = fopen(scale_path, "r");
+    if (!f)
+        return 0;
+    char want[64], line[4096];
+    snprintf(want, sizeof want, "meta,%s,", name);
+    size_t n = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        n++;
+        if (strncmp(line, want, strlen(want)) == 0)
+            found = n;
+    }
+    fclose(f);
+    return found;
+}
+
+static gpuest_err meta_bad(const char *scale_path, const char *name, double v, const char *expected,
+                           gpuest_error_t *err)
+{
+    return gpuest_fail(err, GPUEST_ECORRUPT, "%s:%zu: meta %s = %g: expected %s", scale_path,
+                       meta_line(scale_path, name), name, v, expected);
+}
+
+gpuest_err gpuest_learn_approx_load(const char *net_path, const char *scale_path, gpuest_learn_net_t **out,
+                                    gpuest_error_t *err)
+{
+    *out = NULL;
+    gpuest_learn_net_t *net = NULL;
+    GPUEST_TRY(gpuest_learn_net_load(net_path, scale_path, 4, NLEV, &net, err));
+    /* The decisions read these three: 'inputs' became an unsigned int by a cast (1e300 or -1 has
+     * no value there), and a threshold outside (0, 1) or a margin below 1 answers nonsense. */
+    double v;
+    gpuest_err rc = GPUEST_OK;
+    if (gpuest_learn_net_get_meta(net, "inputs", &v) && !(v >= 0 && v <= GPUEST_LEARN_INPUT_ALL && v == floor(v)))
+        rc = meta_bad(scale_path, "inputs", v, "a whole number 0..7 (a mask of size 1, condition 2, constraint 4)",
+                      err);
+    else if (gpuest_learn_net_get_meta(net, "threshold", &v) && !(v > 0 && v < 1))
+        rc = meta_bad(scale_path, "threshold", v, "a probability in (0, 1)", err);
+    else if (gpuest_learn_net_get_meta(net, "margin", &v) && !(v >= 1 && isfinite(v)))
+        rc = meta_bad(scale_path, "margin", v, "a finite factor >= 1", err);
+    if (rc != GPUEST_OK) {
+        gpuest_learn_net_destroy(net);
+        return rc;
+    }
+    *out = net;
+    return GPUEST_OK;
+}
+
 /* The network's safe-probability of every level along the limit grid: y[g * NLEV + l]. */
 static void run_curves(const gpuest_learn_net_t *net, double size, double cond, double constraint, double *y)
 {

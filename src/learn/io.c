@@ -1,5 +1,6 @@
 /* io.c: saving and loading a network with its scaling file, with clear errors for damage. */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,14 +138,18 @@ static gpuest_err on_scale_row(void *p, size_t line, const char *const *f, size_
         c->have_shape = 1;
     } else if (strcmp(f[0], "input") == 0) {
         if (!c->have_shape || gpuest_parse_u64(f[1], &u) != GPUEST_OK || u != c->inputs_seen || u >= c->n_in ||
-            gpuest_parse_double(f[2], &lo) != GPUEST_OK || gpuest_parse_double(f[3], &hi) != GPUEST_OK || !(lo <= hi))
+            gpuest_parse_double(f[2], &lo) != GPUEST_OK || gpuest_parse_double(f[3], &hi) != GPUEST_OK || !(lo <= hi) ||
+            !isfinite(lo) || !isfinite(hi)) /* an infinite range scales every input to NaN */
             return scale_bad(err, c->path, line, "expected input <index> <min> <max> in order after the shape");
         c->net->min[u] = lo;
         c->net->max[u] = hi;
         c->inputs_seen++;
     } else if (strcmp(f[0], "meta") == 0) {
-        if (gpuest_parse_double(f[2], &lo) != GPUEST_OK || gpuest_learn_net_set_meta(c->net, f[1], lo) != GPUEST_OK)
-            return scale_bad(err, c->path, line, "expected meta <name> <number>");
+        /* a NaN margin or guard made every comparison false: the model's decisions changed silently
+         * (an infinity stays: a trainer may store one, e.g. the smallest error of no set) */
+        if (gpuest_parse_double(f[2], &lo) != GPUEST_OK || isnan(lo) ||
+            gpuest_learn_net_set_meta(c->net, f[1], lo) != GPUEST_OK)
+            return scale_bad(err, c->path, line, "expected meta <name> <number, not NaN>");
     } else if (strcmp(f[0], "checksum") == 0) {
         char *end = NULL;
         errno = 0;

@@ -233,6 +233,11 @@ gpuest_err gpuest_learn_approx_eval(const gpuest_learn_approx_set_t *sets, size_
                                     void *ctx, gpuest_learn_approx_eval_t *out, gpuest_progress_t *progress,
                                     gpuest_error_t *err);
 
+/* Loads an approximation predictor (gpuest_learn_net_load with its shape) and checks the metadata
+ * its decisions read (inputs, threshold, margin): ECORRUPT naming the scaling file's line. */
+gpuest_err gpuest_learn_approx_load(const char *net_path, const char *scale_path, gpuest_learn_net_t **out,
+                                    gpuest_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -191,10 +191,18 @@ static gpuest_err perr(const pctx_t *p, const char *fmt, const char *a, const ch
     return gpuest_fail(p->err, GPUEST_EPARSE, "%s:%d: %s", p->origin, p->line, msg);
 }
 
+/* The largest magnitude a number of a calibration file may have. Measured figures (cycles, seconds,
+ * latencies, rates) and the fit's statistics stay many orders below it (the committed files: at
+ * most 2.5e7); a hand-damaged 1e300 used to pass, and the model's products of such inputs
+ * overflowed into a NaN that AMVA reported without the file or the line. */
+#define CALIB_NUM_MAX 1e18
+
 static gpuest_err num(const pctx_t *p, const char *tok, const char *what, double *out)
 {
     if (gpuest_parse_double(tok, out) != GPUEST_OK || !isfinite(*out))
         return perr(p, "%s: expected a finite number, got '%s'", what, tok);
+    if (fabs(*out) > CALIB_NUM_MAX)
+        return perr(p, "%s: expected a number of magnitude at most 1e18, got '%s'", what, tok);
     return GPUEST_OK;
 }
 
@@ -421,6 +429,20 @@ static gpuest_err parse_line(pctx_t *p, char **tok, int nt, gpuest_calibration_t
         if (vals[18] < 0 || vals[19] < 0 || vals[20] < 0 || vals[21] < 0)
             return perr(p, "run %s: LD/ST blocking, its miss latency, the write size and the DRAM turnarounds must "
                         "be >= 0%s", tok[1], "");
+        /* every measured figure is >= 0; shares are at most 1; a warp has 32 threads; cycles are whole
+         * (a negative or fractional count went through llround into a uint64_t) */
+        for (int k = 0; k < nt - 3; k++)
+            if (vals[k] < 0)
+                return perr(p, "run %s: expected every value >= 0, got '%s'", tok[1], tok[3 + k]);
+        static const int shares[] = {2, 10, 11, 13, 14}; /* MC stall, L1 / L2 / row hit rates, write fraction */
+        for (size_t k = 0; k < sizeof shares / sizeof shares[0]; k++)
+            if (vals[shares[k]] > 1)
+                return perr(p, "run %s: expected the MC stall ratio, hit rates and write fraction in 0..1, got '%s'",
+                            tok[1], tok[3 + shares[k]]);
+        if (vals[15] > 32)
+            return perr(p, "run %s: expected threads per warp instruction in 0..32, got '%s'", tok[1], tok[3 + 15]);
+        if (vals[6] != floor(vals[6]))
+            return perr(p, "run %s: expected a whole number of cycles, got '%s'", tok[1], tok[3 + 6]);
         if (!(vals[0] > 0) || !(vals[1] > 0) || !(vals[8] > 0))
             return perr(p, "run %s: IPC, AMAT and instructions per request must be > 0%s", tok[1], "");
         run_from_nums(r, vals);

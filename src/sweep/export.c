@@ -184,8 +184,11 @@ gpuest_err gpuest_sweep_export(const char *db_path, const char *where, const cha
     sqlite3_busy_timeout(db, 10000);
     names_t keys = {0}, stats = {0}, ivals = {0};
     gpuest_err e = names_query(db, "SELECT key FROM point_keys GROUP BY key ORDER BY MIN(rowid)", &keys, err);
-    if (e != GPUEST_OK)
-        e = gpuest_fail(err, GPUEST_ECORRUPT, "%s: not a gpuest sweep database (%s)", db_path, err->msg);
+    if (e != GPUEST_OK) { /* the cause is copied first: formatting err->msg into itself garbled the message */
+        char cause[sizeof err->msg];
+        snprintf(cause, sizeof cause, "%s", err->msg);
+        e = gpuest_fail(err, GPUEST_ECORRUPT, "%s: not a gpuest sweep database (%s)", db_path, cause);
+    }
     if (e == GPUEST_OK)
         e = names_query(db, "SELECT stat FROM results GROUP BY stat ORDER BY MIN(rowid)", &stats, err);
     if (e == GPUEST_OK)

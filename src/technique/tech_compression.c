@@ -179,7 +179,7 @@ static gpuest_err choose_bits(comp_t *c, const gpuest_technique_env_t *env, int 
         snprintf(net_path, sizeof net_path, "%s/approx-%s.net", dir, in->name);
         snprintf(scale_path, sizeof scale_path, "%s/approx-%s.scale.csv", dir, in->name);
         gpuest_learn_net_t *net = NULL;
-        GPUEST_TRY(gpuest_learn_net_load(net_path, scale_path, 4, GPUEST_LEARN_APPROX_LEVELS, &net, err));
+        GPUEST_TRY(gpuest_learn_approx_load(net_path, scale_path, &net, err));
         unsigned warn = 0;
         c->approx_bits = gpuest_learn_approx_predict(net, (double)p.size, p.log10_cond, (double)p.constraint,
                                                      cfg->technique.approx_max_error, &warn);
