@@ -14,7 +14,8 @@
  *      CTA unstarted or a warp at a barrier forever ends that launch with CTAs not done, which the
  *      sampler reports as an error (EDEADLOCK). Catches a walk that counts a warp's retirement as
  *      an instruction (checked: the totals differ) and one that assigns no CTA when a warp
- *      retires (checked: EDEADLOCK).
+ *      retires (checked: the walk runs dry early and the timed schedule, which assigns them, takes
+ *      the rest of each gap, so with window 0 the walked count falls short of fast-forward's).
  *   3. The walk warms as fast-forward does: with one SM and one warp streaming loads of distinct
  *      lines (512 KB, less than the L2's 768 KB), the order of the instructions cannot differ
  *      between the walk and the timed schedule, so the L2's tags at the end of the run (line,
