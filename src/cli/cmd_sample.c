@@ -24,7 +24,7 @@ static void help(FILE *out)
                  "                     [--warm-amats X] [--target E] [--sample-seed N] [--compare]\n"
                  "                     [--reference] [--cold] [--bias-check] [--ff-plain] [--ff-backpressure]\n"
                  "                     [--ff-miss-stalls] [--ff-l2-split] [--ff-gather] [--ff-pool K]\n"
-                 "                     [--tail-stratum | --tail-stratum-sm] [--csv FILE]\n\n"
+                 "                     [--tail-stratum | --tail-stratum-sm] [--ff-window N] [--csv FILE]\n\n"
                  "Sampled simulation: whole-GPU units placed systematically (random start) in every\n"
                  "kernel; between units the GPU drains and fast-forwards functionally (L1/L2 tags, DRAM\n"
                  "rows; warps at their measured relative rates); a detailed warming of fixed length\n"
@@ -64,6 +64,9 @@ static void help(FILE *out)
                  "                    kernel), so the launch's drain is measured whole (opt-in)\n"
                  "  --tail-stratum-sm the same with the last CTA of every SM only (the launch's last\n"
                  "                    SM-count CTAs: where the SMs run dry; opt-in)\n"
+                 "  --ff-window N     two-speed fast-forward: each gap walked untimed (functional warming\n"
+                 "                    only) but for its last N unit lengths on the timed schedule; the\n"
+                 "                    fast-forward to a launch's end walked whole (opt-in; N may be 0)\n"
                  "  --csv FILE        one row per unit\n");
 }
 
@@ -201,6 +204,10 @@ int cli_cmd_sample(int argc, char **argv)
             if (cli_parse_int(CMD, "ff-pool", v, 0, 64, &lv))
                 return 2;
             so.ff_pool = (int)lv;
+        } else if (cli_args_is(&a, "ff-window")) {
+            if (cli_parse_double(CMD, "ff-window", v, 0, 1e6, &so.ff_window_units))
+                return 2;
+            so.ff_walk = 1;
         } else if (cli_args_is(&a, "warm")) {
             if (cli_parse_u64(CMD, "warm", v, &ull))
                 return 2;
@@ -264,6 +271,9 @@ int cli_cmd_sample(int argc, char **argv)
            (unsigned long long)s.raw.detailed_cycles, 100 * s.detailed_fraction,
            (unsigned long long)s.raw.drain_cycles, (unsigned long long)s.raw.ff_warp_insts, s.raw.wall_seconds,
            cpu_sampled, s.raw.count_seconds, s.raw.ff_seconds);
+    if (so.ff_walk)
+        printf("  two-speed fast-forward: %llu of the fast-forwarded warp instructions walked untimed (window %g "
+               "unit lengths)\n", (unsigned long long)s.raw.ff_walk_warp_insts, so.ff_window_units);
     if (s.full_seconds_est > 0)
         printf("  speedup over the full run about %.1fx (estimated: the full run at this run's detailed rate, %.1f s CPU)\n",
                s.full_seconds_est / cpu_sampled, s.full_seconds_est);

@@ -16,6 +16,7 @@
 #include "sample_gather.h"
 #include "sample_pool.h"
 #include "sample_tail.h"
+#include "sample_walk.h"
 #include "sim_int.h"
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o)
@@ -563,6 +564,10 @@ typedef struct {
      * room for their latencies together */
     gpuest_ff_pool_t pool;
     uint32_t *pool_buf;
+    /* gpuest_sample_opts_t.ff_walk: each gap walked untimed but for its last `window` warp
+     * instructions (sample_walk.h); walk_insts counts the walked ones */
+    int walk;
+    uint64_t window, walk_insts;
 } ff_rates_t;
 
 static gpuest_err ff_alloc(const sim_gpu_t *g, ff_rates_t *r)
@@ -1336,6 +1341,66 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
     return rc;
 }
 
+/* ---- the two-speed fast-forward (gpuest_sample_opts_t.ff_walk, sample_walk.h) */
+/* The walk's step: ff_step with warming as fast-forward does it (not with --cold). */
+static gpuest_err walk_step(void *ctx, sim_gpu_t *g, sim_sm_t *sm, int s, int *advanced, gpuest_error_t *err)
+{
+    ff_rates_t *r = ctx;
+    r->pend.lines = r->pend.l1_misses = r->pend.sent = r->pend.l2_hits = 0;
+    return ff_step(g, &r->pend, sm, s, !r->cold, advanced, err);
+}
+
+/* The untimed walk of up to budget warp instructions, with fast-forward's run controls around it;
+ * its fills complete at its end, as a fast-forward's do, so the timed window starts drained. */
+static gpuest_err ff_walk(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uint64_t *done, gpuest_error_t *err)
+{
+    double t0 = cpu_now();
+    int hold = g->hold_issue;
+    g->hold_issue = 0;
+    g->functional = 1;
+    gpuest_err rc = sim_walk_untimed(g, budget, walk_step, r, done, err);
+    for (int i = 0; i < g->nsm; i++)
+        sim_l1s_ff_close(g, &g->sm[i]);
+    g->functional = 0;
+    g->hold_issue = hold;
+    for (int i = 0; i < g->nsm; i++)
+        g->sm[i].sleep_until = 0;
+    r->ff_seconds += cpu_now() - t0;
+    r->walk_insts += *done;
+    return rc;
+}
+
+/* A gap of budget warp instructions: fast_forward, or with ff_walk the untimed walk and then the
+ * last `window` instructions on the timed schedule (from the walk's drained state). */
+static gpuest_err ff_gap(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uint64_t *done, gpuest_error_t *err)
+{
+    if (!r->walk)
+        return fast_forward(g, r, budget, done, err);
+    uint64_t walked = 0, timed = 0;
+    GPUEST_TRY(ff_walk(g, r, sim_walk_untimed_part(budget, r->window), &walked, err));
+    gpuest_err rc = walked < budget && g->ctas_done < g->launch.num_ctas
+                        ? fast_forward(g, r, budget - walked, &timed, err)
+                        : GPUEST_OK;
+    *done = walked + timed;
+    return rc;
+}
+
+/* FNV-1a over every L2 bank's ways (line, valid sectors, dirty): the result's l2_tags_hash. */
+static uint64_t l2_tags_hash(const sim_gpu_t *g)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (int m = 0; m < g->nmc; m++) {
+        const sim_tags_t *t = &g->mc[m].l2;
+        for (size_t k = 0; k < (size_t)t->sets * (size_t)t->assoc; k++) {
+            const sim_way_t *w = &t->ways[k];
+            uint64_t v[3] = {w->tag, w->valid, w->dirty};
+            for (int j = 0; j < 3; j++)
+                h = (h ^ v[j]) * 1099511628211ull;
+        }
+    }
+    return h;
+}
+
 /* ---------------------------------------------------------------- detailed phases */
 static int drained(const sim_gpu_t *g)
 {
@@ -1719,7 +1784,7 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_
                 out->detailed_cycles += dc;
                 pos = kpos(g, &p);
                 if (rc == GPUEST_OK && pos + lead < target)
-                    rc = fast_forward(g, r, target - lead - pos, &done, err);
+                    rc = ff_gap(g, r, target - lead - pos, &done, err);
             }
             p.ff += done;
             if (rc != GPUEST_OK)
@@ -1755,7 +1820,8 @@ static gpuest_err sample_kernel(sim_gpu_t *g, const gpuest_sample_opts_t *o, ff_
         GPUEST_TRY(drain(g, &dc, err));
         out->drain_cycles += dc;
         out->detailed_cycles += dc;
-        GPUEST_TRY(fast_forward(g, r, UINT64_MAX, &done, err));
+        /* with ff_walk walked whole: it only warms the caches for the next launch */
+        GPUEST_TRY(r->walk ? ff_walk(g, r, UINT64_MAX, &done, err) : fast_forward(g, r, UINT64_MAX, &done, err));
         p.ff += done;
         if (g->ctas_done < g->launch.num_ctas)
             return gpuest_fail(err, GPUEST_EDEADLOCK, "sampling: kernel %s cannot finish in fast-forward (%u of %u "
@@ -1854,6 +1920,8 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     ff_rates_t r;
     memset(&r, 0, sizeof r);
     r.cold = o->cold;
+    r.walk = o->ff_walk;
+    r.window = sim_walk_window(o->ff_window_units, o->unit_insts ? o->unit_insts : 1000u * (uint64_t)g->nsm);
     gpuest_err rc = ff_alloc(g, &r);
     if (rc == GPUEST_OK && o->ff_backpressure && !o->reference)
         rc = bp_alloc(g, &r.bp, o->seed, o->ff_pool);
@@ -1875,6 +1943,8 @@ static gpuest_err sample_all(sim_gpu_t *g, const gpuest_sample_opts_t *o, gpuest
     out->ff_schedule_hash = r.tm.sched_hash;
     out->ff_parks_bulk = r.tm.parks_bulk;
     out->ff_parks_list = r.tm.parks_list;
+    out->ff_walk_warp_insts = r.walk_insts;
+    out->l2_tags_hash = l2_tags_hash(g);
     ff_free(&r);
     free(r.gather_scratch);
     bp_free(g, &r.bp);
@@ -1898,6 +1968,9 @@ gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source
     if (o.tail_stratum < 0 || o.tail_stratum > 2)
         return gpuest_fail(err, GPUEST_EINVAL, "sampling: tail_stratum %d: expected 0 (one unit), 1 (the last wave) "
                                                "or 2 (the last CTA of every SM)", o.tail_stratum);
+    if (o.ff_walk && !(o.ff_window_units >= 0 && o.ff_window_units <= 1e6))
+        return gpuest_fail(err, GPUEST_EINVAL, "sampling: ff_window_units %g: expected 0 to 1e6 unit lengths",
+                           o.ff_window_units);
     double t0 = wall_now(), c0 = cpu_now();
     GPUEST_TRY(count_kernels(count_src, o.slow_paths, o.tail_stratum ? cfg : NULL, o.tail_stratum, out, err));
     out->count_seconds = cpu_now() - c0;

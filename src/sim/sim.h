@@ -449,6 +449,11 @@ typedef struct {
                            * sample_tail.h, docs/estimator.md "Sampled simulation: a drain stratum"); 0: one unit;
                            * 2: the last CTA of every SM only (the launch's last nsm CTAs; `--tail-stratum-sm`,
                            * docs/estimator.md "Sampled simulation: gemm's bias (seventh session, second round)") */
+    int ff_walk;          /* 1: two-speed fast-forward (sample_walk.h): each gap's first part an untimed functional
+                           * walk, its last ff_window_units unit lengths on the timed schedule, and the
+                           * fast-forward to a launch's end walked whole (`gpuest sample --ff-window N`;
+                           * docs/estimator.md, "Sampled simulation: an untimed walk before a timed window"); 0: off */
+    double ff_window_units; /* with ff_walk: the timed window in unit lengths (unit_insts; 0: the whole gap walked) */
 } gpuest_sample_opts_t;
 
 void gpuest_sample_opts_default(gpuest_sample_opts_t *o);
@@ -496,6 +501,8 @@ typedef struct {
                                     * in the bit set and in the list (slow_paths: the list alone) */
     uint64_t *kernel_tail_warp_insts; /* tail_stratum only (else NULL): warp instructions of each kernel's last
                                     * wave of CTAs, from the counting pass */
+    uint64_t ff_walk_warp_insts;   /* ff_walk: of ff_warp_insts, those the untimed walk took (0 without it) */
+    uint64_t l2_tags_hash;         /* FNV-1a over every L2 bank's ways (line, valid, dirty) at the run's end */
 } gpuest_sample_result_t;
 
 gpuest_err gpuest_sim_sample(const gpuest_config_t *cfg, const gpuest_sim_source_t *src,
