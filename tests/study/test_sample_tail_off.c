@@ -11,29 +11,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "study/study.h"
-
-static const int k_kernel[] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
-static const int k_census[] = {1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1};
-static const uint64_t k_cycles[] = {29, 11, 42, 13, 32, 321, 7, 8, 22, 17, 20, 287};
-static const uint64_t k_warp[] = {198, 188, 194, 194, 202, 202, 178, 194, 191, 204, 196, 201};
-static const uint64_t k_thread[] = {6332, 6012, 5944, 4794, 3865, 3824, 5696, 6140, 5888, 4922, 4506, 4856};
+#include "hotspot_tiny_units.h"
 
 static void run(int tail, gpuest_study_sampled_t *s)
 {
-    gpuest_config_t cfg;
-    gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
     gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
-    o.units = 8;
-    o.unit_insts = 200;
-    o.warm_cycles = 200;
-    o.seed = 3;
+    hotspot_tiny_opts(&o);
     o.tail_stratum = tail;
-    gpuest_err rc = gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, s, &err);
-    if (rc != GPUEST_OK)
-        fail_msg("%s", err.msg);
+    hotspot_tiny_run(&o, s);
 }
 
 static void default_units_unchanged(void **state)
@@ -41,16 +26,8 @@ static void default_units_unchanged(void **state)
     (void)state;
     gpuest_study_sampled_t s;
     run(0, &s);
-    assert_int_equal(s.raw.num_units, 12);
     assert_null(s.raw.kernel_tail_warp_insts); /* the counting pass keeps no tail without the option */
-    for (size_t i = 0; i < 12; i++) {
-        const gpuest_sample_unit_t *u = &s.raw.units[i];
-        assert_int_equal(u->kernel, k_kernel[i]);
-        assert_int_equal(u->census, k_census[i]);
-        assert_int_equal(u->cycles, k_cycles[i]);
-        assert_int_equal(u->warp_insts, k_warp[i]);
-        assert_int_equal(u->thread_insts, k_thread[i]);
-    }
+    hotspot_tiny_assert_recorded(&s);
     gpuest_study_sampled_free(&s);
 }
 

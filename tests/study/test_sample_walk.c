@@ -30,30 +30,17 @@
 
 #include "study/study.h"
 #include "sample_script.h"
+#include "hotspot_tiny_units.h"
 
 /* ---- 1. off by default: the recorded units of test_sample_tail_off.c */
-static const int k_kernel[] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
-static const int k_census[] = {1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1};
-static const uint64_t k_cycles[] = {29, 11, 42, 13, 32, 321, 7, 8, 22, 17, 20, 287};
-static const uint64_t k_warp[] = {198, 188, 194, 194, 202, 202, 178, 194, 191, 204, 196, 201};
-static const uint64_t k_thread[] = {6332, 6012, 5944, 4794, 3865, 3824, 5696, 6140, 5888, 4922, 4506, 4856};
-
 static void hotspot_tiny(int walk, gpuest_study_sampled_t *s)
 {
-    gpuest_config_t cfg;
-    gpuest_error_t err;
-    assert_int_equal(gpuest_config_preset(&cfg, "fermi", &err), GPUEST_OK);
     gpuest_sample_opts_t o;
-    gpuest_sample_opts_default(&o);
+    hotspot_tiny_opts(&o);
     assert_int_equal(o.ff_walk, 0);
-    o.units = 8;
-    o.unit_insts = 200;
-    o.warm_cycles = 200;
-    o.seed = 3;
     o.ff_walk = walk;
     o.ff_window_units = 0.5;
-    if (gpuest_study_sample(&cfg, "hotspot", GPUEST_SCALE_TINY, 3, &o, 0.997, 0.0, s, &err) != GPUEST_OK)
-        fail_msg("%s", err.msg);
+    hotspot_tiny_run(&o, s);
 }
 
 static void off_leaves_units_unchanged(void **state)
@@ -61,16 +48,8 @@ static void off_leaves_units_unchanged(void **state)
     (void)state;
     gpuest_study_sampled_t s;
     hotspot_tiny(0, &s);
-    assert_int_equal(s.raw.num_units, 12);
     assert_int_equal(s.raw.ff_walk_warp_insts, 0);
-    for (size_t i = 0; i < 12; i++) {
-        const gpuest_sample_unit_t *u = &s.raw.units[i];
-        assert_int_equal(u->kernel, k_kernel[i]);
-        assert_int_equal(u->census, k_census[i]);
-        assert_int_equal(u->cycles, k_cycles[i]);
-        assert_int_equal(u->warp_insts, k_warp[i]);
-        assert_int_equal(u->thread_insts, k_thread[i]);
-    }
+    hotspot_tiny_assert_recorded(&s);
     gpuest_study_sampled_free(&s);
     hotspot_tiny(1, &s);
     assert_true(s.raw.ff_walk_warp_insts > 0);
