@@ -498,8 +498,7 @@ static void test_failed_commands_leave_no_output(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_root, sizeof g_root, "%s/bad_inputs_%d", GPUEST_BINARY_DIR, (int)getpid());
-    mkdir(g_root, 0777);
+    test_scratch_make(g_root, sizeof g_root, GPUEST_BINARY_DIR, "bad_inputs");
     /* FANN keeps the message of a file it cannot read in a buffer it never frees. */
     setenv("LSAN_OPTIONS", "suppressions=" GPUEST_SOURCE_DIR "/tests/fuzz/lsan.supp", 1);
     return 0;
@@ -508,9 +507,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_root);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_scratch_remove(g_root);
 }
 
 int main(void)

@@ -387,8 +387,7 @@ static void test_every_bad_option(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_root, sizeof g_root, "%s/bad_options_%d", GPUEST_BINARY_DIR, (int)getpid());
-    mkdir(g_root, 0777);
+    test_scratch_make(g_root, sizeof g_root, GPUEST_BINARY_DIR, "bad_options");
     /* FANN keeps the message of a file it cannot read in a buffer it never frees. */
     setenv("LSAN_OPTIONS", "suppressions=" GPUEST_SOURCE_DIR "/tests/fuzz/lsan.supp", 1);
     return 0;
@@ -397,9 +396,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_root);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_scratch_remove(g_root);
 }
 
 int main(void)

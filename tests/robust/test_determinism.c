@@ -115,17 +115,14 @@ static void test_same_seed_same_bytes(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_root, sizeof g_root, "%s/determinism_%d", GPUEST_BINARY_DIR, (int)getpid());
-    mkdir(g_root, 0777);
+    test_scratch_make(g_root, sizeof g_root, GPUEST_BINARY_DIR, "determinism");
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_root);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_scratch_remove(g_root);
 }
 
 int main(void)

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -80,4 +82,19 @@ int test_files_equal(const char *a, const char *b)
     free(da);
     free(db);
     return same;
+}
+
+void test_scratch_make(char *root, size_t cap, const char *parent, const char *name)
+{
+    snprintf(root, cap, "%s/%s_%d", parent, name, (int)getpid());
+    struct stat st;
+    if (mkdir(root, 0777) != 0 && (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)))
+        fail_msg("cannot create the scratch folder %s", root);
+}
+
+int test_scratch_remove(const char *root)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    return system(cmd) == 0 ? 0 : -1;
 }

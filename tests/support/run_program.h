@@ -21,6 +21,12 @@ void test_assert_same_file(const char *a, const char *b);
 /* 1 when two files hold the same bytes; fails the test when either cannot be read. */
 int test_files_equal(const char *a, const char *b);
 
+/* A scratch folder for one test program: root = parent/name_<pid> (the pid keeps parallel ctest
+ * runs apart), created; fails the test when it cannot be. test_scratch_remove deletes it with
+ * everything below; returns 0, or -1 when that failed (a cmocka teardown's result). */
+void test_scratch_make(char *root, size_t cap, const char *parent, const char *name);
+int test_scratch_remove(const char *root);
+
 #ifdef GPUEST_PROGRAM
 /* `gpuest <args>`, for tests built with the program's path in GPUEST_PROGRAM. */
 static inline int run_gpuest(const char *args, char *out, size_t cap)
