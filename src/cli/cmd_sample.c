@@ -168,8 +168,10 @@ int cli_cmd_sample(int argc, char **argv)
             bias_check = 1;
             continue;
         }
+        /* every option the chain below reads a value for; one missing here is refused as unknown */
         static const char *const valued[] = {"workload", "csv", "scale", "seed", "sample-seed", "units", "unit-insts",
-                                             "ff-pool", "warm", "warm-amats", "confidence", "target", NULL};
+                                             "ff-pool", "ff-window", "warm", "warm-amats", "confidence", "target",
+                                             NULL};
         if (!cli_args_known(&a, valued)) /* not "--bogus needs a value" */
             return cli_usage_error(CMD, "unexpected argument '%s'", a.name ? a.name : a.value);
         const char *v = a.name ? cli_args_value(&a) : NULL;
