@@ -1279,6 +1279,29 @@ static void vcarry(sim_gpu_t *g, const ff_timing_t *t)
         }
 }
 
+/* Fast-forward's run controls, shared by the timed schedule and the untimed walk: issue is not
+ * held and the front end fetches functionally while it runs; on leaving, the sectored L1's
+ * fast-forward fills complete, the SMs re-examine their warps (readiness changed behind their
+ * backs) and the CPU time is charged to fast-forward. */
+static int ff_enter(sim_gpu_t *g)
+{
+    int hold = g->hold_issue;
+    g->hold_issue = 0;
+    g->functional = 1; /* CTAs started here fetch their first instruction functionally too */
+    return hold;
+}
+
+static void ff_leave(sim_gpu_t *g, ff_rates_t *r, int hold, double t0)
+{
+    for (int i = 0; i < g->nsm; i++)
+        sim_l1s_ff_close(g, &g->sm[i]); /* data filtering: fast-forward's fills complete */
+    g->functional = 0;
+    g->hold_issue = hold;
+    for (int i = 0; i < g->nsm; i++)
+        g->sm[i].sleep_until = 0; /* readiness changed behind the SMs' backs */
+    r->ff_seconds += cpu_now() - t0;
+}
+
 /* Fast-forwards up to budget warp instructions (or to the end of the launch) on the timed
  * schedule (ff_timing_t). The SMs advance together in windows of FF_WINDOW cycles from the
  * earliest cycle at which some SM can issue: each SM in turn issues through the window, skipping
@@ -1290,9 +1313,7 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
 {
     *done = 0;
     double t0 = cpu_now();
-    int hold = g->hold_issue, W = g->cfg->core.warps_per_sm;
-    g->hold_issue = 0;
-    g->functional = 1; /* CTAs started here fetch their first instruction functionally too */
+    int hold = ff_enter(g), W = g->cfg->core.warps_per_sm;
     ff_timing_t *t = &r->tm;
     for (int i = 0; i < g->nsm; i++) {
         t->vclock[i] = t->ldst_free[i] = 0;
@@ -1331,13 +1352,7 @@ static gpuest_err fast_forward(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uin
             }
     }
     vcarry(g, t);
-    for (int i = 0; i < g->nsm; i++)
-        sim_l1s_ff_close(g, &g->sm[i]); /* data filtering: fast-forward's fills complete */
-    g->functional = 0;
-    g->hold_issue = hold;
-    for (int i = 0; i < g->nsm; i++)
-        g->sm[i].sleep_until = 0; /* readiness changed behind the SMs' backs */
-    r->ff_seconds += cpu_now() - t0;
+    ff_leave(g, r, hold, t0);
     return rc;
 }
 
@@ -1355,17 +1370,9 @@ static gpuest_err walk_step(void *ctx, sim_gpu_t *g, sim_sm_t *sm, int s, int *a
 static gpuest_err ff_walk(sim_gpu_t *g, ff_rates_t *r, uint64_t budget, uint64_t *done, gpuest_error_t *err)
 {
     double t0 = cpu_now();
-    int hold = g->hold_issue;
-    g->hold_issue = 0;
-    g->functional = 1;
+    int hold = ff_enter(g);
     gpuest_err rc = sim_walk_untimed(g, budget, walk_step, r, done, err);
-    for (int i = 0; i < g->nsm; i++)
-        sim_l1s_ff_close(g, &g->sm[i]);
-    g->functional = 0;
-    g->hold_issue = hold;
-    for (int i = 0; i < g->nsm; i++)
-        g->sm[i].sleep_until = 0;
-    r->ff_seconds += cpu_now() - t0;
+    ff_leave(g, r, hold, t0);
     r->walk_insts += *done;
     return rc;
 }
